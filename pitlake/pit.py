@@ -1,0 +1,264 @@
+"""Point-in-time rules: cutoffs, statutory deadlines, Beijing-day windows, known-at per dataset.
+
+Every `known_at` in the lake is computed by a function in this module (DESIGN.md §1, §3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime, time, timedelta, timezone
+from enum import StrEnum
+
+import pandas as pd
+
+from pitlake.calendar import BEIJING, EX_DATE_OPEN, SESSION_CLOSE, at_beijing, to_date
+from pitlake.errors import InvalidArgumentsError
+
+END_OF_DAY = time(23, 59, 59, 999999)
+
+
+class KnownAtBasis(StrEnum):
+    SESSION_CLOSE = "session_close"
+    EX_DATE_OPEN = "ex_date_open"
+    DAY_END = "day_end"
+    ANNOUNCEMENT = "announcement"
+    REVISION = "revision"
+    STATUTORY_DEADLINE = "statutory_deadline"
+    PUBLISHED = "published"
+    FIRST_SEEN = "first_seen"
+
+
+# ---------------------------------------------------------------- cutoffs
+
+
+def end_of_beijing_day(d: date) -> datetime:
+    return at_beijing(d, END_OF_DAY)
+
+
+def parse_cutoff(value: str | date | datetime | None, *, now: datetime | None = None) -> datetime:
+    """An as-of → an aware instant (Beijing). A date is the end of that Beijing day; an ISO
+    timestamp is exact; a naive timestamp is Beijing wall time; None is now. Anything else
+    raises — an unparseable cutoff is never read as "live"."""
+    if value is None:
+        return (now or datetime.now(timezone.utc)).astimezone(BEIJING)
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=BEIJING) if value.tzinfo is None else value.astimezone(BEIJING)
+    if isinstance(value, date):
+        return end_of_beijing_day(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgumentsError(f"invalid as_of {value!r}: expected a date or ISO timestamp")
+    s = value.strip()
+    if len(s) in (8, 10) and ("-" in s or s.isdigit()):
+        return end_of_beijing_day(to_date(s))
+    try:
+        parsed = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        shown = s if len(s) <= 40 else s[:40] + "…"
+        raise InvalidArgumentsError(
+            f"invalid as_of {shown!r}: expected YYYY-MM-DD or an ISO-8601 timestamp"
+        ) from None
+    return parse_cutoff(parsed)
+
+
+def iso_beijing(at: datetime | pd.Timestamp | None) -> str | None:
+    """An instant printed ISO-8601 in +08:00."""
+    if at is None or (isinstance(at, float) and at != at) or at is pd.NaT:
+        return None
+    if isinstance(at, pd.Timestamp):
+        at = at.to_pydatetime()
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    return at.astimezone(BEIJING).isoformat()
+
+
+# ---------------------------------------------------------------- financial periods
+
+
+def is_quarter_end(d: date) -> bool:
+    return (d.month, d.day) in {(3, 31), (6, 30), (9, 30), (12, 31)}
+
+
+def statutory_deadline(report_period: date | str) -> date:
+    """The last day a report for this period may be published (CSRC rules):
+    Q1 → 04-30, H1 → 08-31, Q3 → 10-31, annual → 04-30 of the next year."""
+    p = to_date(report_period)
+    if not is_quarter_end(p):
+        raise InvalidArgumentsError(f"report period {p} is not a quarter end")
+    return {
+        3: date(p.year, 4, 30),
+        6: date(p.year, 8, 31),
+        9: date(p.year, 10, 31),
+        12: date(p.year + 1, 4, 30),
+    }[p.month]
+
+
+def report_known_at(
+    report_period: date | str,
+    ann_date: date | None = None,
+    revision_date: date | None = None,
+) -> tuple[datetime, KnownAtBasis]:
+    """When a statement version became public: the end of the latest date that applies to
+    its values (announcement, or a later revision), else the statutory deadline."""
+    period = to_date(report_period)
+    if ann_date is None and revision_date is None:
+        return end_of_beijing_day(statutory_deadline(period)), KnownAtBasis.STATUTORY_DEADLINE
+    if revision_date is not None and (ann_date is None or revision_date > ann_date):
+        return end_of_beijing_day(revision_date), KnownAtBasis.REVISION
+    assert ann_date is not None
+    return end_of_beijing_day(ann_date), KnownAtBasis.ANNOUNCEMENT
+
+
+def is_report_known(
+    report_period: date | str,
+    cutoff: datetime,
+    ann_date: date | None = None,
+    revision_date: date | None = None,
+) -> bool:
+    known_at, _ = report_known_at(report_period, ann_date, revision_date)
+    return known_at <= cutoff
+
+
+# ---------------------------------------------------------------- news windows
+
+
+def beijing_day_window(start: date | str, end: date | str) -> tuple[datetime, datetime]:
+    """[start 00:00 Beijing, the day after end 00:00 Beijing) — Beijing calendar days,
+    never UTC days. Returned as aware UTC instants for comparison with stored timestamps."""
+    s, e = to_date(start), to_date(end)
+    if s > e:
+        raise InvalidArgumentsError(f"start {s} is after end {e}")
+    lo = at_beijing(s, time(0)).astimezone(timezone.utc)
+    hi = at_beijing(e + timedelta(days=1), time(0)).astimezone(timezone.utc)
+    return lo, hi
+
+
+def parse_vendor_time(value: object) -> datetime | None:
+    """A vendor timestamp → aware instant; naive values are Beijing. None/blank/garbage → None
+    (the caller then falls back to first_seen; it is never treated as 'now')."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, pd.Timestamp):
+        if value is pd.NaT:
+            return None
+        value = value.to_pydatetime()
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=BEIJING) if value.tzinfo is None else value
+    if isinstance(value, date):
+        return end_of_beijing_day(value)
+    s = str(value).strip()
+    if not s:
+        return None
+    try:
+        if len(s) == 8 and s.isdigit():
+            return end_of_beijing_day(to_date(s))
+        if len(s) == 10:
+            return end_of_beijing_day(date.fromisoformat(s))
+        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except (ValueError, InvalidArgumentsError):
+        return None
+    return dt.replace(tzinfo=BEIJING) if dt.tzinfo is None else dt
+
+
+# ---------------------------------------------------------------- vectorised known-at rules
+#
+# Each rule takes a canonical frame and the fetch instant and returns (known_at, basis) Series.
+# known_at is tz-aware UTC with microsecond resolution, the lake's storage type.
+
+KNOWN_AT_DTYPE = "datetime64[us, UTC]"
+
+
+def _dates_at(dates: pd.Series, t: time) -> pd.Series:
+    """date column + Beijing wall time → UTC instants."""
+    offset = pd.Timedelta(hours=t.hour, minutes=t.minute, seconds=t.second,
+                          microseconds=t.microsecond)
+    naive = pd.to_datetime(dates).astype("datetime64[us]") + offset - pd.Timedelta(hours=8)
+    return naive.dt.tz_localize("UTC")
+
+
+def _const(frame: pd.DataFrame, value: str) -> pd.Series:
+    return pd.Series([value] * len(frame), index=frame.index, dtype="string")
+
+
+def _fetched(frame: pd.DataFrame, fetched_at: datetime) -> pd.Series:
+    ts = pd.Timestamp(fetched_at).tz_convert("UTC") if fetched_at.tzinfo else pd.Timestamp(
+        fetched_at.replace(tzinfo=BEIJING)).tz_convert("UTC")
+    return pd.Series([ts] * len(frame), index=frame.index).astype(KNOWN_AT_DTYPE)
+
+
+def rule_session_close(frame: pd.DataFrame, fetched_at: datetime):
+    return _dates_at(frame["trade_date"], SESSION_CLOSE), _const(frame, KnownAtBasis.SESSION_CLOSE)
+
+
+def rule_ex_date_open(frame: pd.DataFrame, fetched_at: datetime):
+    return _dates_at(frame["trade_date"], EX_DATE_OPEN), _const(frame, KnownAtBasis.EX_DATE_OPEN)
+
+
+def rule_day_end(frame: pd.DataFrame, fetched_at: datetime):
+    return _dates_at(frame["trade_date"], END_OF_DAY), _const(frame, KnownAtBasis.DAY_END)
+
+
+def rule_first_seen(frame: pd.DataFrame, fetched_at: datetime):
+    return _fetched(frame, fetched_at), _const(frame, KnownAtBasis.FIRST_SEEN)
+
+
+def rule_news(frame: pd.DataFrame, fetched_at: datetime):
+    """Publish time when we have one; otherwise the first time we saw the item."""
+    published = pd.to_datetime(frame["published_at"], utc=True).astype(KNOWN_AT_DTYPE)
+    seen = _fetched(frame, fetched_at)
+    has = published.notna()
+    known = published.where(has, seen)
+    basis = _const(frame, KnownAtBasis.PUBLISHED).where(has, KnownAtBasis.FIRST_SEEN)
+    return known.astype(KNOWN_AT_DTYPE), basis
+
+
+def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
+    """ann_date / revision_date (f_ann_date, UPDATE_DATE) / statutory deadline / first_seen.
+
+    Expects columns report_period, ann_date, revision_date and undated_revision (a restated
+    version with no distinct revision date: only datable by when we first saw it)."""
+    periods = pd.to_datetime(frame["report_period"])
+    bad = ~(periods.dt.is_quarter_end.fillna(False))
+    if bad.any():
+        first = frame.loc[bad, "report_period"].iloc[0]
+        raise InvalidArgumentsError(f"report period {first} is not a quarter end")
+    ann = pd.to_datetime(frame["ann_date"])
+    rev = pd.to_datetime(frame["revision_date"])
+    deadline = pd.to_datetime(
+        [statutory_deadline(p.date()) for p in periods], errors="coerce"
+    ).to_series(index=frame.index) if len(frame) else pd.Series([], dtype="datetime64[ns]")
+    use_rev = rev.notna() & (ann.isna() | (rev > ann))
+    latest = ann.where(~use_rev, rev)
+    basis = pd.Series(KnownAtBasis.ANNOUNCEMENT.value, index=frame.index, dtype="string")
+    basis = basis.where(~use_rev, KnownAtBasis.REVISION.value)
+    no_date = latest.isna()
+    latest = latest.where(~no_date, deadline)
+    basis = basis.where(~no_date, KnownAtBasis.STATUTORY_DEADLINE.value)
+    known = _dates_at(latest.dt.date if len(frame) else latest, END_OF_DAY)
+    undated = frame.get("undated_revision", pd.Series(False, index=frame.index))
+    undated = undated.fillna(False).astype(bool)
+    if undated.any():
+        known = known.where(~undated, _fetched(frame, fetched_at))
+        basis = basis.where(~undated, KnownAtBasis.FIRST_SEEN.value)
+    return known.astype(KNOWN_AT_DTYPE), basis
+
+
+Rule = Callable[[pd.DataFrame, datetime], tuple[pd.Series, pd.Series]]
+
+KNOWN_AT_RULES: dict[str, Rule] = {
+    "quotes": rule_session_close,
+    "valuation": rule_session_close,
+    "adj_factors": rule_ex_date_open,
+    "dragon_tiger": rule_day_end,
+    "financials": rule_financials,
+    "news": rule_news,
+    "calendar": rule_first_seen,
+}
+
+
+def apply_known_at(dataset: str, frame: pd.DataFrame, fetched_at: datetime) -> pd.DataFrame:
+    """Return a copy of `frame` with known_at and known_at_basis set by the dataset's rule."""
+    known, basis = KNOWN_AT_RULES[dataset](frame, fetched_at)
+    out = frame.copy()
+    out["known_at"] = known
+    out["known_at_basis"] = basis.astype("string")
+    return out

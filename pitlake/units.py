@@ -1,0 +1,53 @@
+"""Unit conversions, each defined once. Canonical: 元, shares, percent (2.35 = 2.35 %)."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+T = TypeVar("T")  # a float, or a pandas Series / numpy array of floats
+
+SHARES_PER_LOT = 100  # 1 手 = 100 股
+YUAN_PER_QIAN_YUAN = 1_000  # 千元
+YUAN_PER_WAN_YUAN = 10_000  # 万元
+SHARES_PER_WAN_SHARES = 10_000  # 万股
+YUAN_PER_YI_YUAN = 100_000_000  # 亿元
+
+
+def lots_to_shares(lots: T) -> T:
+    return lots * SHARES_PER_LOT
+
+
+def shares_to_lots(shares: T) -> T:
+    return shares / SHARES_PER_LOT
+
+
+def qian_yuan_to_yuan(v: T) -> T:
+    return v * YUAN_PER_QIAN_YUAN
+
+
+def wan_yuan_to_yuan(v: T) -> T:
+    return v * YUAN_PER_WAN_YUAN
+
+
+def yi_yuan_to_yuan(v: T) -> T:
+    return v * YUAN_PER_YI_YUAN
+
+
+def wan_shares_to_shares(v: T) -> T:
+    return v * SHARES_PER_WAN_SHARES
+
+
+def yuan_to_qian_yuan(v: T) -> T:
+    return v / YUAN_PER_QIAN_YUAN
+
+
+def yuan_to_wan_yuan(v: T) -> T:
+    return v / YUAN_PER_WAN_YUAN
+
+
+def fraction_to_percent(v: T) -> T:
+    return v * 100
+
+
+def percent_to_fraction(v: T) -> T:
+    return v / 100

@@ -1,0 +1,1 @@
+"""Vendor adapters (tushare, akshare), the replay source, and the router that chains them."""

@@ -1,0 +1,36 @@
+"""Dragon-tiger list (龙虎榜): one row per (symbol, trade_date, reason). Amounts in 元.
+
+Never stores the vendor's 上榜后N日 columns: they are returns *after* the listing (future data).
+"""
+
+import pyarrow as pa
+
+from schemas.base import DatasetSchema, by_year
+
+SCHEMA = DatasetSchema(
+    name="dragon_tiger",
+    fields=(
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("trade_date", pa.date32(), nullable=False),
+        pa.field("reason", pa.string(), nullable=False),
+        pa.field("name", pa.string()),
+        pa.field("close", pa.float64()),  # 元
+        pa.field("pct_chg", pa.float64()),  # percent
+        pa.field("turnover_rate", pa.float64()),  # percent
+        pa.field("buy_amount", pa.float64()),  # 元, billboard buys
+        pa.field("sell_amount", pa.float64()),  # 元
+        pa.field("net_buy", pa.float64()),  # 元
+        pa.field("billboard_amount", pa.float64()),  # 元, buys + sells on the list
+        pa.field("market_amount", pa.float64()),  # 元, the stock's total turnover that day
+        pa.field("float_mv", pa.float64()),  # 元
+        # JSON list of seats: [{"side": "buy"|"sell", "branch", "buy", "sell", "net"}], or null.
+        pa.field("seats", pa.string()),
+    ),
+    key=("symbol", "trade_date", "reason"),
+    partitioning=by_year("trade_date"),
+    date_column="trade_date",
+    known_at_rule="dragon_tiger",  # end of the trade date's Beijing day
+    ignore_on_compare=("name",),
+)
+
+FUTURE_COLUMN_MARKERS = ("上榜后",)  # any vendor column containing these is dropped

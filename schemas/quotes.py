@@ -1,0 +1,27 @@
+"""Daily bars: raw (unadjusted) prices in 元, volume in shares, amount in 元, percent units."""
+
+import pyarrow as pa
+
+from schemas.base import DatasetSchema, by_year
+
+SCHEMA = DatasetSchema(
+    name="quotes",
+    fields=(
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("trade_date", pa.date32(), nullable=False),
+        pa.field("open", pa.float64()),
+        pa.field("high", pa.float64()),
+        pa.field("low", pa.float64()),
+        pa.field("close", pa.float64()),
+        pa.field("pre_close", pa.float64()),  # vendor's ex-rights reference price, if given
+        pa.field("volume", pa.float64()),  # shares
+        pa.field("amount", pa.float64()),  # 元
+        pa.field("pct_chg", pa.float64()),  # percent
+        pa.field("turnover_rate", pa.float64()),  # percent
+    ),
+    key=("symbol", "trade_date"),
+    partitioning=by_year("trade_date"),
+    date_column="trade_date",
+    known_at_rule="quotes",  # session close, 15:00 +08:00
+    description="Unadjusted daily OHLCV; qfq/hfq are computed at read time from adj_factors.",
+)

@@ -1,0 +1,33 @@
+"""Daily valuation (Tushare daily_basic): caps in 元, share counts in shares, percent units."""
+
+import pyarrow as pa
+
+from schemas.base import DatasetSchema, by_year
+
+SCHEMA = DatasetSchema(
+    name="valuation",
+    fields=(
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("trade_date", pa.date32(), nullable=False),
+        pa.field("close", pa.float64()),
+        pa.field("turnover_rate", pa.float64()),  # percent
+        pa.field("turnover_rate_f", pa.float64()),  # percent
+        pa.field("volume_ratio", pa.float64()),
+        pa.field("pe", pa.float64()),
+        pa.field("pe_ttm", pa.float64()),
+        pa.field("pb", pa.float64()),
+        pa.field("ps", pa.float64()),
+        pa.field("ps_ttm", pa.float64()),
+        pa.field("dv_ratio", pa.float64()),  # percent
+        pa.field("dv_ttm", pa.float64()),  # percent
+        pa.field("total_share", pa.float64()),  # shares
+        pa.field("float_share", pa.float64()),  # shares
+        pa.field("free_share", pa.float64()),  # shares
+        pa.field("total_mv", pa.float64()),  # 元
+        pa.field("circ_mv", pa.float64()),  # 元
+    ),
+    key=("symbol", "trade_date"),
+    partitioning=by_year("trade_date"),
+    date_column="trade_date",
+    known_at_rule="valuation",  # session close
+)

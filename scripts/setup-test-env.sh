@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs: the Python venv (uv), Debian chromium and PostgreSQL.
+# Idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export UV_COMPILE_BYTECODE=1
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v pg_ctlcluster >/dev/null 2>&1 || [ -x /usr/lib/postgresql/*/bin/postgres ] 2>/dev/null || need_apt+=(postgresql)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]} from Debian" >&2
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+command -v uv >/dev/null 2>&1 || python3 -m pip install -q uv
+[ -x .venv/bin/python ] || uv venv -q .venv
+uv pip install -q --python .venv/bin/python -e '.[dev]'
