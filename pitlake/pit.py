@@ -169,8 +169,9 @@ KNOWN_AT_DTYPE = "datetime64[us, UTC]"
 
 def _dates_at(dates: pd.Series, t: time) -> pd.Series:
     """date column + Beijing wall time → UTC instants."""
-    offset = pd.Timedelta(hours=t.hour, minutes=t.minute, seconds=t.second,
-                          microseconds=t.microsecond)
+    offset = pd.Timedelta(
+        hours=t.hour, minutes=t.minute, seconds=t.second, microseconds=t.microsecond
+    )
     naive = pd.to_datetime(dates).astype("datetime64[us]") + offset - pd.Timedelta(hours=8)
     return naive.dt.tz_localize("UTC")
 
@@ -180,8 +181,11 @@ def _const(frame: pd.DataFrame, value: str) -> pd.Series:
 
 
 def _fetched(frame: pd.DataFrame, fetched_at: datetime) -> pd.Series:
-    ts = pd.Timestamp(fetched_at).tz_convert("UTC") if fetched_at.tzinfo else pd.Timestamp(
-        fetched_at.replace(tzinfo=BEIJING)).tz_convert("UTC")
+    ts = (
+        pd.Timestamp(fetched_at).tz_convert("UTC")
+        if fetched_at.tzinfo
+        else pd.Timestamp(fetched_at.replace(tzinfo=BEIJING)).tz_convert("UTC")
+    )
     return pd.Series([ts] * len(frame), index=frame.index).astype(KNOWN_AT_DTYPE)
 
 
@@ -223,9 +227,13 @@ def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
         raise InvalidArgumentsError(f"report period {first} is not a quarter end")
     ann = pd.to_datetime(frame["ann_date"])
     rev = pd.to_datetime(frame["revision_date"])
-    deadline = pd.to_datetime(
-        [statutory_deadline(p.date()) for p in periods], errors="coerce"
-    ).to_series(index=frame.index) if len(frame) else pd.Series([], dtype="datetime64[ns]")
+    deadline = (
+        pd.to_datetime([statutory_deadline(p.date()) for p in periods], errors="coerce").to_series(
+            index=frame.index
+        )
+        if len(frame)
+        else pd.Series([], dtype="datetime64[ns]")
+    )
     use_rev = rev.notna() & (ann.isna() | (rev > ann))
     latest = ann.where(~use_rev, rev)
     basis = pd.Series(KnownAtBasis.ANNOUNCEMENT.value, index=frame.index, dtype="string")

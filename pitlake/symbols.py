@@ -65,9 +65,16 @@ ST_PRICE_LIMIT = 0.05
 # Main-board ST stocks move to ±10 % from this date (rule change); before it, ±5 %.
 ST_LIMIT_ENDS = date(2026, 7, 6)
 
-_SUFFIX = {"SH": Exchange.SH, "SZ": Exchange.SZ, "BJ": Exchange.BJ,
-           "XSHG": Exchange.SH, "XSHE": Exchange.SZ, "BSE": Exchange.BJ, "BJSE": Exchange.BJ,
-           "SS": Exchange.SH}
+_SUFFIX = {
+    "SH": Exchange.SH,
+    "SZ": Exchange.SZ,
+    "BJ": Exchange.BJ,
+    "XSHG": Exchange.SH,
+    "XSHE": Exchange.SZ,
+    "BSE": Exchange.BJ,
+    "BJSE": Exchange.BJ,
+    "SS": Exchange.SH,
+}
 _RE_BARE = re.compile(r"^\d{6}$")
 _RE_PREFIXED = re.compile(r"^(SH|SZ|BJ)(\d{6})$", re.IGNORECASE)
 _RE_SUFFIXED = re.compile(r"^(\d{6})\.(SH|SZ|BJ|XSHG|XSHE|BSE|BJSE|SS)$", re.IGNORECASE)
@@ -173,7 +180,7 @@ VENDOR_FORMS = {
     "sina": lambda s: f"{s.exchange.lower()}{s.code}",  # sh600519
     "tencent": lambda s: f"{s.exchange.lower()}{s.code}",  # sz000001
     "em_f10": lambda s: f"{s.exchange}{s.code}",  # SH600519
-    "mic": lambda s: f"{s.code}.{ {'SH': 'XSHG', 'SZ': 'XSHE', 'BJ': 'BJSE'}[s.exchange]}",
+    "mic": lambda s: f"{s.code}.{ {'SH': 'XSHG', 'SZ': 'XSHE', 'BJ': 'BJSE'}[s.exchange] }",
 }
 
 

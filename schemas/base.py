@@ -94,7 +94,7 @@ class DatasetSchema:
 
     @property
     def sort_columns(self) -> list[str]:
-        return list(self.sort or self.key) + ["known_at"]
+        return [*(self.sort or self.key), "known_at"]
 
     @property
     def rule(self) -> Rule:

@@ -121,7 +121,8 @@ class Adapter(ABC):
         frame = self.transform(req, raws)
         if frame is None or frame.empty:
             raise NoMarketDataError(
-                f"no rows for {req.dataset}", vendor=self.vendor,
+                f"no rows for {req.dataset}",
+                vendor=self.vendor,
                 endpoint=",".join(sorted({r.query.endpoint for r in raws})),
             )
         frame = frame.reindex(columns=schema.columns)
