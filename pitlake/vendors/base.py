@@ -42,6 +42,8 @@ class FetchRequest:
     end: date | None = None
     symbols: tuple[str, ...] | None = None  # canonical codes; None = whole market
     statement: str | None = None  # financials: income | balance | cashflow; None = all
+    # Per-symbol vendors (AkShare bars, factors) fetch these when `symbols` is None.
+    universe: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.trade_date is None and (self.start is None or self.end is None):
@@ -111,13 +113,19 @@ class Adapter(ABC):
     def transform(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
         """Vendor-native frames → canonical data columns of req.dataset (no bitemporal ones)."""
 
+    def collect(self, req: FetchRequest, fetched_at: datetime) -> list[RawResponse]:
+        """Steps 1–2: make every call. Adapters whose later calls depend on earlier answers
+        (fallback chains, follow-up enrichment calls) override this."""
+        return [
+            RawResponse(self.vendor, q, self.extract(q), fetched_at)
+            for q in self.build_queries(req)
+        ]
+
     def fetch(self, req: FetchRequest, fetched_at: datetime) -> FetchOutcome:
         from schemas import get as get_schema
 
         schema = get_schema(req.dataset)
-        raws: list[RawResponse] = []
-        for q in self.build_queries(req):
-            raws.append(RawResponse(self.vendor, q, self.extract(q), fetched_at))
+        raws = self.collect(req, fetched_at)
         frame = self.transform(req, raws)
         if frame is None or frame.empty:
             raise NoMarketDataError(
