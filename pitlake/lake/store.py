@@ -1,0 +1,562 @@
+"""The Parquet side of the lake: curated partitions, the raw zone and quarantine (DESIGN.md §5).
+
+Curated data is append-only and versioned. A batch row whose key already holds a version with
+the same values adds nothing; a changed row becomes a new version. When a changed row carries no
+vendor date later than what we already stored, nothing dates the change, so it is known from the
+moment we first saw it (`known_at = ingested_at`, basis `first_seen`): history then keeps
+answering with the figures as first stored.
+
+Each partition file is rewritten whole, under a per-partition file lock (read → merge → write),
+through a temp file that is fsynced and renamed over the old one. A crash at any point leaves the
+previous file; an unchanged partition is never rewritten, so re-ingesting identical data leaves
+byte-identical files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pitlake.calendar import beijing
+from pitlake.lake.locking import locked
+from pitlake.pit import KnownAtBasis, iso_beijing
+from schemas import DatasetSchema
+from schemas import get as get_schema
+
+CURATED = "curated"
+RAW = "raw"
+QUARANTINE = "quarantine"
+PART_FILE = "part.parquet"
+# Row groups small enough that min/max statistics on the sort columns prune a one-symbol read.
+ROW_GROUP_SIZE = 131_072
+COMPRESSION = "zstd"
+# Columns a caller supplies; the store adds ingested_at and run_id.
+SUPPLIED_BITEMPORAL = ("source", "known_at", "known_at_basis")
+
+_SAFE_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@=\-]{0,199}$")
+_SECRET_PARAM = re.compile(r"token|secret|password|passwd|api_?key|access_?key", re.IGNORECASE)
+_SEQ = "__seq"
+_STORED_MAX = "__stored_known_at"
+_REVISED = "__revised"
+
+
+class Partition(NamedTuple):
+    value: str
+    path: Path
+
+
+class PartitionFile(NamedTuple):
+    """A partition file after a write: its value, path, row count and content hash."""
+
+    value: str
+    path: Path
+    rows: int
+    sha256: str
+
+
+@dataclass
+class WriteResult:
+    dataset: str
+    run_id: str
+    rows_in: int = 0
+    rows_added: int = 0
+    revisions: int = 0  # added rows whose known_at became first_seen
+    partitions: list[PartitionFile] = field(default_factory=list)  # every partition touched
+    written: list[str] = field(default_factory=list)  # partition values whose file was replaced
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.written)
+
+
+# ---------------------------------------------------------------- file primitives
+
+
+def safe_segment(value: object, what: str) -> str:
+    """A single path component from a name we did not choose: no separators, no dot-dirs."""
+    s = str(value)
+    if not _SAFE_SEGMENT.match(s):
+        raise ValueError(f"unsafe {what} {s!r} for a lake path")
+    return s
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _publish(tmp: Path, final: Path) -> None:
+    """The commit point of a write: rename the synced temp file over the old one."""
+    os.replace(tmp, final)
+    _fsync_dir(final.parent)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        _publish(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression=COMPRESSION, row_group_size=ROW_GROUP_SIZE)
+    return sink.getvalue().to_pybytes()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _to_utc(value: datetime | pd.Timestamp, what: str) -> pd.Timestamp:
+    ts = pd.Timestamp(value)
+    if ts.tzinfo is None:
+        raise ValueError(f"{what} must be timezone-aware, got naive {value!r}")
+    return ts.tz_convert("UTC").as_unit("us")
+
+
+# ---------------------------------------------------------------- canonical batches
+
+
+def _date_series(s: pd.Series, name: str) -> pd.Series:
+    if s.dtype == object and s.map(lambda v: v is None or isinstance(v, date)).all():
+        return s.map(lambda v: v.date() if isinstance(v, datetime) else v)
+    parsed = pd.to_datetime(s, errors="raise")
+    if getattr(parsed.dt, "tz", None) is not None:
+        raise ValueError(f"column {name}: expected dates, got timestamps with a zone")
+    return parsed.dt.date.astype(object).where(parsed.notna(), None)
+
+
+def _timestamp_series(s: pd.Series, name: str) -> pd.Series:
+    if isinstance(s.dtype, pd.DatetimeTZDtype):
+        return s.dt.tz_convert("UTC").astype("datetime64[us, UTC]")
+    if pd.api.types.is_datetime64_dtype(s.dtype):
+        raise ValueError(f"column {name}: naive timestamps; the lake stores UTC instants")
+    if s.isna().all():
+        return pd.Series(pd.NaT, index=s.index, dtype="datetime64[us, UTC]")
+    naive = s.map(lambda v: isinstance(v, datetime) and v.tzinfo is None)
+    if naive.any() or s.map(lambda v: isinstance(v, str)).any():
+        raise ValueError(f"column {name}: expected timezone-aware instants")
+    return pd.to_datetime(s, utc=True).astype("datetime64[us, UTC]")
+
+
+def canonical_batch(
+    schema: DatasetSchema, frame: pd.DataFrame, *, run_id: str, ingested_at: pd.Timestamp
+) -> pd.DataFrame:
+    """Caller's frame → the exact dtypes a partition read returns, bitemporal columns filled.
+
+    Raises ValueError on missing columns, null keys, naive instants, or a known_at after
+    ingestion (a fact cannot be public after we stored it: that would be a future timestamp)."""
+    needed = [*schema.columns, *SUPPLIED_BITEMPORAL]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{schema.name}: missing columns {missing}")
+    df = frame[needed].copy()
+    for f in schema.fields:
+        if pa.types.is_date32(f.type):
+            df[f.name] = _date_series(df[f.name], f.name)
+        elif pa.types.is_timestamp(f.type):
+            df[f.name] = _timestamp_series(df[f.name], f.name)
+    df["known_at"] = _timestamp_series(df["known_at"], "known_at")
+    null_cols = [c for c in (*schema.key, *SUPPLIED_BITEMPORAL) if df[c].isna().any()]
+    if null_cols:
+        raise ValueError(f"{schema.name}: null values in required columns {null_cols}")
+    late = df["known_at"] > ingested_at
+    if late.any():
+        first = df.loc[late, "known_at"].iloc[0]
+        raise ValueError(
+            f"{schema.name}: known_at {iso_beijing(first)} is after ingested_at "
+            f"{iso_beijing(ingested_at)}; future timestamps are rejected"
+        )
+    df["ingested_at"] = pd.Series(ingested_at, index=df.index).astype("datetime64[us, UTC]")
+    df["run_id"] = run_id
+    table = schema.to_arrow(df)
+    out = table.to_pandas()
+    out[_SEQ] = np.arange(len(out))
+    return out
+
+
+def _comparable(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Columns in a form pandas can match exactly: NaN matches NaN, -0.0 matches 0.0, and
+    list values (Arrow lists come back as arrays) become JSON text."""
+    out = pd.DataFrame(index=frame.index)
+    for c in columns:
+        s = frame[c]
+        if pd.api.types.is_float_dtype(s.dtype):
+            s = s + 0.0
+        elif s.dtype == object and s.map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any():
+            s = s.map(lambda v: None if v is None else json.dumps(list(v), default=str))
+        out[c] = s
+    return out.reset_index(drop=True)
+
+
+def new_versions(
+    schema: DatasetSchema,
+    incoming: pd.DataFrame,
+    existing: pd.DataFrame | None,
+    ingested_at: pd.Timestamp,
+) -> tuple[pd.DataFrame, int]:
+    """The rows of `incoming` that are new versions, with the revision rule applied.
+
+    Returns (rows to append, how many of them were re-dated to first_seen)."""
+    key = list(schema.key)
+    cmp_cols = key + schema.value_columns
+    inc = incoming.sort_values(["known_at", _SEQ], kind="stable")
+    inc_cmp = _comparable(inc, cmp_cols)
+    # The same values twice in one batch: keep the earliest publication.
+    fresh = ~inc_cmp.duplicated(keep="first").to_numpy()
+    inc, inc_cmp = inc[fresh], inc_cmp[fresh]
+    has_existing = existing is not None and len(existing) > 0
+    if has_existing:
+        ex_cmp = _comparable(existing, cmp_cols).drop_duplicates()
+        hit = inc_cmp.merge(ex_cmp, on=cmp_cols, how="left", indicator=True)["_merge"]
+        inc = inc[(hit == "left_only").to_numpy()]
+    if inc.empty:
+        return inc.drop(columns=[_SEQ]), 0
+    if has_existing:
+        stored = existing.groupby(key, sort=False)["known_at"].max().rename(_STORED_MAX)
+        inc = inc.merge(stored.reset_index(), on=key, how="left")
+    else:
+        inc = inc.assign(
+            **{_STORED_MAX: pd.Series(pd.NaT, index=inc.index, dtype="datetime64[us, UTC]")}
+        )
+    inc = inc.sort_values([*key, "known_at", _SEQ], kind="stable").reset_index(drop=True)
+    prev = inc.groupby(key, sort=False)["known_at"].shift(1)
+    undatable = (inc["known_at"] <= inc[_STORED_MAX]).fillna(False) | (
+        inc["known_at"] <= prev
+    ).fillna(False)
+    # Once a key's change is undatable, every later change of it in this batch is too.
+    undatable = undatable.astype("int8").groupby([inc[k] for k in key], sort=False).cummax()
+    undatable = undatable.astype(bool).to_numpy()
+    inc.loc[undatable, "known_at"] = ingested_at
+    inc.loc[undatable, "known_at_basis"] = KnownAtBasis.FIRST_SEEN.value
+    inc[_REVISED] = undatable
+    # Several undatable changes of one key in one batch: the last one is the vendor's current.
+    inc = inc.drop_duplicates([*key, "known_at"], keep="last")
+    if has_existing:
+        clash = inc[[*key, "known_at"]].merge(existing[[*key, "known_at"]], on=[*key, "known_at"])
+        if len(clash):
+            raise ValueError(
+                f"{schema.name}: a different version of {clash.iloc[0][key].to_dict()} is already "
+                f"stored at {iso_beijing(clash.iloc[0]['known_at'])}; ingested_at must advance "
+                "between writes"
+            )
+    revisions = int(inc[_REVISED].sum())
+    return inc.drop(columns=[_SEQ, _STORED_MAX, _REVISED]), revisions
+
+
+# ---------------------------------------------------------------- the store
+
+
+class LakeStore:
+    """Reads and writes the lake's files under `root`."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    # ------------------------------------------------------------ layout
+
+    def dataset_dir(self, dataset: str) -> Path:
+        return self.root / CURATED / get_schema(dataset).name
+
+    def partition_dir(self, dataset: str, value: str) -> Path:
+        name = get_schema(dataset).partitioning.name
+        return self.dataset_dir(dataset) / f"{name}={safe_segment(value, 'partition value')}"
+
+    def partition_path(self, dataset: str, value: str) -> Path:
+        return self.partition_dir(dataset, value) / PART_FILE
+
+    def dataset_glob(self, dataset: str) -> str:
+        """A glob for every partition file of a dataset (hidden temp and lock files excluded)."""
+        name = get_schema(dataset).partitioning.name
+        return str(self.dataset_dir(dataset) / f"{name}=*" / PART_FILE)
+
+    def list_partitions(self, dataset: str) -> list[Partition]:
+        """Partitions that hold a file, sorted by value."""
+        d = self.dataset_dir(dataset)
+        prefix = f"{get_schema(dataset).partitioning.name}="
+        if not d.is_dir():
+            return []
+        out = []
+        for child in sorted(d.iterdir()):
+            path = child / PART_FILE
+            if child.name.startswith(prefix) and path.is_file():
+                out.append(Partition(child.name[len(prefix) :], path))
+        return out
+
+    def files(self, dataset: str, values: Iterable[str] | None = None) -> list[Path]:
+        """Existing partition files, optionally only those whose value is in `values`."""
+        parts = self.list_partitions(dataset)
+        if values is not None:
+            wanted = set(values)
+            parts = [p for p in parts if p.value in wanted]
+        return [p.path for p in parts]
+
+    # ------------------------------------------------------------ reads (whole files)
+
+    def read_partition(self, dataset: str, value: str) -> pd.DataFrame | None:
+        path = self.partition_path(dataset, value)
+        if not path.is_file():
+            return None
+        return pq.ParquetFile(path).read().to_pandas()
+
+    def read_all(self, dataset: str) -> pd.DataFrame:
+        """Every stored version of a dataset (all partitions), for tests and tools."""
+        schema = get_schema(dataset)
+        frames = [pq.ParquetFile(p.path).read().to_pandas() for p in self.list_partitions(dataset)]
+        frames = [f for f in frames if len(f)]
+        if not frames:
+            return schema.empty_frame()
+        return pd.concat(frames, ignore_index=True)
+
+    # ------------------------------------------------------------ curated writes
+
+    def write(
+        self,
+        dataset: str,
+        frame: pd.DataFrame,
+        *,
+        run_id: str,
+        ingested_at: datetime,
+    ) -> WriteResult:
+        """Append the new versions in `frame` (canonical columns + source, known_at,
+        known_at_basis) to the dataset's partitions."""
+        schema = get_schema(dataset)
+        if not run_id or not isinstance(run_id, str):
+            raise ValueError("run_id must be a non-empty string")
+        ingested = _to_utc(ingested_at, "ingested_at")
+        result = WriteResult(dataset=schema.name, run_id=run_id, rows_in=len(frame))
+        if frame.empty:
+            return result
+        batch = canonical_batch(schema, frame, run_id=run_id, ingested_at=ingested)
+        if self._partition_follows_key(schema, batch):
+            values = schema.partitioning.derive(batch).astype(str).to_numpy()
+            for value in sorted(set(values)):
+                sub = batch[values == value]
+                with locked(self.partition_dir(schema.name, value)):
+                    existing = self.read_partition(schema.name, value)
+                    added, revisions = new_versions(schema, sub, existing, ingested)
+                    self._merge_into_partition(schema, value, existing, added, result)
+                    result.revisions += revisions
+        else:
+            with locked(self.dataset_dir(schema.name)):
+                existing = self._versions_of_keys(schema, batch)
+                added, revisions = new_versions(schema, batch, existing, ingested)
+                result.revisions += revisions
+                values = (
+                    schema.partitioning.derive(added).astype(str).to_numpy()
+                    if len(added)
+                    else np.array([], dtype=object)
+                )
+                for value in sorted(set(values)):
+                    with locked(self.partition_dir(schema.name, value)):
+                        current = self.read_partition(schema.name, value)
+                        self._merge_into_partition(
+                            schema, value, current, added[values == value], result
+                        )
+        return result
+
+    @staticmethod
+    def _partition_follows_key(schema: DatasetSchema, batch: pd.DataFrame) -> bool:
+        """True when the partition is a function of the key (trade-date or period datasets):
+        then every version of a key lives in one partition and a partition lock suffices."""
+        try:
+            schema.partitioning.derive(batch.head(1)[list(schema.key)])
+        except KeyError:
+            return False
+        return True
+
+    def _versions_of_keys(self, schema: DatasetSchema, batch: pd.DataFrame) -> pd.DataFrame | None:
+        """Stored versions of the batch's keys, wherever they are partitioned."""
+        key = list(schema.key)
+        wanted = batch[key].drop_duplicates()
+        cols = [*key, *schema.value_columns, "known_at"]
+        frames = []
+        for part in self.list_partitions(schema.name):
+            stored = pq.ParquetFile(part.path).read(columns=cols).to_pandas()
+            frames.append(stored.merge(wanted, on=key, how="inner"))
+        frames = [f for f in frames if len(f)]
+        return pd.concat(frames, ignore_index=True) if frames else None
+
+    def _merge_into_partition(
+        self,
+        schema: DatasetSchema,
+        value: str,
+        existing: pd.DataFrame | None,
+        added: pd.DataFrame,
+        result: WriteResult,
+    ) -> None:
+        """Caller holds the partition lock. Rewrites the file only when rows were added."""
+        path = self.partition_path(schema.name, value)
+        for stale in path.parent.glob(f".{PART_FILE}.*.tmp"):  # left by a crashed writer
+            stale.unlink(missing_ok=True)
+        if added.empty:
+            if path.is_file():
+                rows = pq.ParquetFile(path).metadata.num_rows
+                result.partitions.append(PartitionFile(value, path, rows, file_sha256(path)))
+            return
+        frames = [f for f in (existing, added[schema.all_columns]) if f is not None and len(f)]
+        merged = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        merged = merged.sort_values(schema.sort_columns, kind="stable", ignore_index=True)
+        table = pa.Table.from_pandas(
+            merged[schema.all_columns], schema=schema.arrow_schema, preserve_index=False
+        ).replace_schema_metadata(None)
+        data = parquet_bytes(table)
+        atomic_write_bytes(path, data)
+        sha = hashlib.sha256(data).hexdigest()
+        result.partitions.append(PartitionFile(value, path, table.num_rows, sha))
+        result.written.append(value)
+        result.rows_added += len(added)
+
+    # ------------------------------------------------------------ raw zone
+
+    def raw_path(
+        self, vendor: str, endpoint: str, *, fetched_at: datetime, run_id: str, seq: int
+    ) -> Path:
+        if not isinstance(seq, int) or seq < 0:
+            raise ValueError(f"seq must be a non-negative int, got {seq!r}")
+        day = beijing(fetched_at).date().isoformat()
+        return (
+            self.root
+            / RAW
+            / safe_segment(vendor, "vendor")
+            / safe_segment(endpoint, "endpoint")
+            / f"fetch_date={day}"
+            / f"{safe_segment(run_id, 'run_id')}-{seq}.parquet"
+        )
+
+    def write_raw(
+        self,
+        vendor: str,
+        endpoint: str,
+        params: Mapping[str, Any],
+        frame: pd.DataFrame,
+        *,
+        fetched_at: datetime,
+        run_id: str,
+        seq: int,
+    ) -> Path:
+        """Keep one vendor answer as-is (vendor-native columns), with the call's parameters
+        (secrets dropped) and fetch time in the Parquet key-value metadata."""
+        if fetched_at.tzinfo is None:
+            fetched_at = beijing(fetched_at)
+        path = self.raw_path(vendor, endpoint, fetched_at=fetched_at, run_id=run_id, seq=seq)
+        table = lenient_table(frame)
+        meta = dict(table.schema.metadata or {})
+        meta.update(
+            {
+                b"pitlake.vendor": vendor.encode(),
+                b"pitlake.endpoint": endpoint.encode(),
+                b"pitlake.params": json_text(scrub_params(params)).encode(),
+                b"pitlake.fetched_at": iso_beijing(fetched_at).encode(),  # type: ignore[union-attr]
+                b"pitlake.run_id": run_id.encode(),
+            }
+        )
+        atomic_write_bytes(path, parquet_bytes(table.replace_schema_metadata(meta)))
+        return path
+
+    # ------------------------------------------------------------ quarantine
+
+    def quarantine(
+        self,
+        dataset: str,
+        run_id: str,
+        frame: pd.DataFrame,
+        report: Mapping[str, Any],
+        *,
+        label: str | None = None,
+    ) -> Path:
+        """Keep a rejected batch and the reason. Returns the batch file's path; `report.json`
+        sits beside it. `label` distinguishes several rejected batches of one run."""
+        schema = get_schema(dataset)
+        directory = self.root / QUARANTINE / schema.name / safe_segment(run_id, "run_id")
+        suffix = f"-{safe_segment(label, 'label')}" if label else ""
+        batch_path = directory / f"batch{suffix}.parquet"
+        atomic_write_bytes(batch_path, parquet_bytes(lenient_table(frame)))
+        atomic_write_bytes(directory / f"report{suffix}.json", json_text(report, indent=2).encode())
+        return batch_path
+
+
+# ---------------------------------------------------------------- helpers for raw data
+
+
+def scrub_params(value: Any) -> Any:
+    """Drop any parameter named like a secret (token, password, api key), at any depth."""
+    if isinstance(value, Mapping):
+        return {
+            str(k): scrub_params(v) for k, v in value.items() if not _SECRET_PARAM.search(str(k))
+        }
+    if isinstance(value, list | tuple):
+        return [scrub_params(v) for v in value]
+    return value
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    def default(v: Any) -> Any:
+        if isinstance(v, datetime):
+            return iso_beijing(v) if v.tzinfo else v.isoformat()
+        if isinstance(v, date):
+            return v.isoformat()
+        if isinstance(v, np.generic):
+            return v.item()
+        return str(v)
+
+    return json.dumps(value, default=default, ensure_ascii=False, sort_keys=True, indent=indent)
+
+
+def _plain(v: Any) -> str | None:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
+        return None
+    return str(v)
+
+
+def lenient_table(frame: pd.DataFrame) -> pa.Table:
+    """Any frame → Arrow, column by column; a column Arrow cannot type becomes text.
+    Column names become strings; repeated names get a `.N` suffix."""
+    names: list[str] = []
+    arrays: list[pa.Array] = []
+    seen: dict[str, int] = {}
+    for i, col in enumerate(frame.columns):
+        name = str(col)
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}.{seen[name]}"
+        else:
+            seen[name] = 0
+        s = frame.iloc[:, i]
+        try:
+            arr = pa.array(s, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            arr = pa.array([_plain(v) for v in s], type=pa.string())
+        names.append(name)
+        arrays.append(arr)
+    return pa.Table.from_arrays(arrays, names=names)
