@@ -734,15 +734,18 @@ class AkshareAdapter(Adapter):
 
     def _calendar(self, req: FetchRequest, raws: Sequence[RawResponse]) -> pd.DataFrame:
         """Listed dates are sessions; every other day of the window is closed (a full
-        calendar). With no window, the window is the listed range."""
+        calendar). Only inside the listed range: past Sina's last listed day a date is
+        unknown, not closed, so the window is clipped to it."""
         listed: set[date] = set()
         for raw in raws:
             _require(raw.frame, ("trade_date",), CALENDAR)
             listed.update(_days(raw.frame["trade_date"], CALENDAR, "trade_date"))
         if not listed:
             return pd.DataFrame()
-        first = req.first_day or min(listed)
-        last = req.last_day or max(listed)
+        first = max(req.first_day or date.min, min(listed))
+        last = min(req.last_day or date.max, max(listed))
+        if first > last:
+            return pd.DataFrame()
         days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
         return pd.DataFrame(
             {

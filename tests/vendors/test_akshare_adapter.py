@@ -451,6 +451,15 @@ def test_financials_with_no_symbols_or_date_are_not_configured():
         fetch({}, dataset="financials")
     with pytest.raises(InvalidArgumentsError):
         fetch({}, dataset="financials", symbols=("600519.SH",), statement="income_statement")
+    # no date, no symbols, but a universe: each company of the universe
+    sheet = em_statement(statement_rows())
+    out, client = fetch(
+        {"stock_profit_sheet_by_report_em": sheet},
+        dataset="financials",
+        universe=("600519.SH",),
+        statement="income",
+    )
+    assert client.endpoints() == ["stock_profit_sheet_by_report_em"] and len(out.frame) == 2
 
 
 # ---------------------------------------------------------------- news
@@ -653,6 +662,24 @@ def test_calendar_is_full_within_the_window():
     assert not opened[date(2025, 10, 1)] and not opened[date(2025, 10, 5)]
     assert sum(opened.values()) == 4
     assert set(frame["known_at_basis"]) == {"first_seen"}
+
+
+def test_calendar_never_calls_unlisted_future_days_closed():
+    cal = sina_calendar(["2025-12-30", "2025-12-31"])  # the vendor's list ends here
+    out, _ = fetch(
+        {"tool_trade_date_hist_sina": cal},
+        dataset="calendar",
+        start=date(2025, 12, 29),
+        end=date(2026, 1, 6),
+    )
+    assert list(out.frame["date"]) == [date(2025, 12, 30), date(2025, 12, 31)]
+    with pytest.raises(NoMarketDataError):
+        fetch(
+            {"tool_trade_date_hist_sina": cal},
+            dataset="calendar",
+            start=date(2026, 1, 5),
+            end=date(2026, 1, 6),
+        )
 
 
 def test_valuation_is_not_offered():
