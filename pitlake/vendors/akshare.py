@@ -307,15 +307,15 @@ class AkshareAdapter(Adapter):
         return raws
 
     def _call_all(self, queries: Sequence[VendorQuery], fetched_at: datetime) -> list[RawResponse]:
-        """Calls for one unit among many (a symbol, a notice day) that answer "no rows" just
-        contribute nothing; any other failure, and "no rows" from a whole-market call,
-        propagates typed."""
+        """Calls for one unit among many (a symbol, a notice day, one of the news feeds) that
+        answer "no rows" just contribute nothing; any other failure, and "no rows" from the
+        one call a dataset rests on, propagates typed."""
         raws = []
         for q in queries:
             try:
                 raws.append(RawResponse(VENDOR, q, self.extract(q), fetched_at))
             except NoMarketDataError:
-                if q.symbol is None and q.endpoint != NOTICE_LIST:
+                if q.symbol is None and q.endpoint not in (NOTICE_LIST, GLOBAL_NEWS):
                     raise
                 log.debug("akshare %s: no rows for %s", q.endpoint, q.params)
         return raws

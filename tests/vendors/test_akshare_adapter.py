@@ -528,6 +528,17 @@ def test_news_undated_and_date_only_items():
     assert frame.loc["只有日期的消息", "published_at"] == bj("2025-06-03 23:59:59.999999")
 
 
+def test_news_empty_global_feed_does_not_hide_stock_news():
+    routes = {
+        STOCK_NEWS: stock_news("600519", [("茅台公告", "2025-06-03 08:00:00")]),
+        GLOBAL_NEWS: NoMarketDataError("no rows"),
+    }
+    out, _ = fetch(routes, dataset="news", trade_date=DAY, symbols=("600519.SH",))
+    assert list(out.frame["title"]) == ["茅台公告"]
+    with pytest.raises(NoMarketDataError):
+        fetch({GLOBAL_NEWS: global_news([])}, dataset="news", trade_date=DAY)
+
+
 def test_news_without_a_window_keeps_everything():
     feed = global_news([("旧闻", "2020-01-02 08:00:00"), ("新闻", "2025-06-03 08:00:00")])
     out, _ = fetch({GLOBAL_NEWS: feed}, dataset="news")
