@@ -1,0 +1,338 @@
+"""The router: try each vendor of a dataset's chain in order, and say exactly what happened.
+
+Rules (DESIGN.md §4):
+- A bad request (unknown dataset, unparseable symbol) raises InvalidArgumentsError before any
+  vendor call. An adapter that rejects the request as invalid without calling anything is
+  skipped; if every vendor rejects it so, the InvalidArgumentsError is raised.
+- A vendor with no adapter for the dataset, or whose client is not configured, is skipped
+  (NOT_CONFIGURED, no call made).
+- Permission denied, no data, a rate limit that outlasted the retry budget, and failures fall
+  through to the next vendor. The first vendor that returns rows serves the request.
+- Nobody served: all vendors that answered said "no rows" → NO_DATA; if any vendor *failed*, the
+  status is a failure, never NO_DATA, chosen by `FAILURE_PRECEDENCE`; nothing configured →
+  NOT_CONFIGURED.
+- adj_factors: one symbol's factor series comes from one vendor. With `factor_vendor_of`, rows
+  for symbols whose series another vendor owns are dropped and reported (`RouteResult.dropped`),
+  never mixed; the caller can fetch those with `chain=[owner]`.
+The router never raises on vendor errors: every outcome is in the result and its trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from pitlake.envelope import LedgerStatus
+from pitlake.errors import InvalidArgumentsError, VendorError
+from pitlake.symbols import canonical
+from pitlake.vendors.base import Adapter, FetchOutcome, FetchRequest, RawResponse
+from pitlake.vendors.retry import AttemptLog, recording
+
+log = logging.getLogger(__name__)
+
+KNOWN_VENDORS: tuple[str, ...] = ("tushare", "akshare")
+
+DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {
+    "quotes": ("tushare", "akshare"),
+    "adj_factors": ("tushare", "akshare"),
+    "valuation": ("tushare",),
+    "financials": ("tushare", "akshare"),
+    "news": ("akshare", "tushare"),
+    "dragon_tiger": ("tushare", "akshare"),
+    "calendar": ("tushare", "akshare"),
+}
+
+# When no vendor served and some failed, the reported status is the first of these that occurred.
+# Statuses that promise data on a later try come first: NOT_READY (the date is simply not out
+# yet: the flow retries later), RATE_LIMITED (back off and it will come), UPSTREAM_ERROR (transient
+# failure); PERMISSION_DENIED last, since it only says *this* vendor will never serve it, which
+# must not stop a retry that another vendor could answer.
+FAILURE_PRECEDENCE: tuple[LedgerStatus, ...] = (
+    LedgerStatus.NOT_READY,
+    LedgerStatus.RATE_LIMITED,
+    LedgerStatus.UPSTREAM_ERROR,
+    LedgerStatus.PERMISSION_DENIED,
+)
+
+_LOG_LEVEL = {
+    LedgerStatus.NOT_CONFIGURED: logging.DEBUG,
+    LedgerStatus.NO_DATA: logging.INFO,
+    LedgerStatus.NOT_READY: logging.INFO,
+    LedgerStatus.PERMISSION_DENIED: logging.WARNING,
+    LedgerStatus.RATE_LIMITED: logging.WARNING,
+    LedgerStatus.UPSTREAM_ERROR: logging.WARNING,
+}
+
+FactorOwner = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class VendorAttempt:
+    """One vendor's part in a route: what it did and how many calls it took."""
+
+    vendor: str
+    outcome: LedgerStatus
+    error_type: str | None = None
+    attempts: int = 0
+    message: str = ""
+    rows: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["outcome"] = str(self.outcome)
+        return d
+
+
+@dataclass
+class RouteResult:
+    """What the router got for one request: rows (if any vendor served), status, full trace."""
+
+    status: LedgerStatus
+    frame: pd.DataFrame
+    vendor: str | None = None  # the vendor that served the rows
+    message: str = ""
+    raws: list[RawResponse] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    dropped: dict[str, str] = field(default_factory=dict)  # symbol → vendor owning its factors
+
+    @property
+    def ok(self) -> bool:
+        return self.status is LedgerStatus.OK
+
+    @property
+    def attempts(self) -> int:
+        return sum(int(t.get("attempts") or 0) for t in self.trace)
+
+
+def _empty_canonical(dataset: str) -> pd.DataFrame:
+    from schemas import get as get_schema
+
+    schema = get_schema(dataset)
+    frame = schema.empty_frame()
+    return frame[[*schema.columns, "known_at", "known_at_basis", "source"]]
+
+
+class Router:
+    """Routes FetchRequests through per-dataset vendor chains of adapters."""
+
+    def __init__(
+        self,
+        adapters: Mapping[str, Adapter],
+        chains: Mapping[str, Sequence[str]] | None = None,
+        *,
+        factor_vendor_of: FactorOwner | None = None,
+    ) -> None:
+        self.adapters = dict(adapters)
+        self.chains: dict[str, tuple[str, ...]] = dict(DEFAULT_CHAINS)
+        for dataset, chain in (chains or {}).items():
+            self.chains[dataset] = self._checked_chain(chain)
+        self.factor_vendor_of = factor_vendor_of
+
+    def _checked_chain(self, chain: Sequence[str]) -> tuple[str, ...]:
+        if isinstance(chain, str):
+            chain = [v for v in chain.split(",") if v.strip()]
+        known = set(KNOWN_VENDORS) | set(self.adapters)
+        unknown = [v for v in chain if v.strip() not in known]
+        if unknown:
+            raise InvalidArgumentsError(
+                f"unknown vendor(s) {', '.join(map(repr, unknown))} in chain; "
+                f"expected any of {', '.join(sorted(known))}"
+            )
+        return tuple(v.strip() for v in chain)
+
+    def chain_for(self, dataset: str, override: Sequence[str] | None = None) -> tuple[str, ...]:
+        if override is not None:
+            return self._checked_chain(override)
+        return self.chains.get(dataset, tuple(self.adapters))
+
+    @staticmethod
+    def validate(req: FetchRequest) -> None:
+        """Raise InvalidArgumentsError for a request no vendor may be asked."""
+        from schemas import get as get_schema
+
+        get_schema(req.dataset)
+        for symbol in req.symbols or ():
+            canonical(symbol)
+
+    # ------------------------------------------------------------ routing
+
+    def route(
+        self,
+        req: FetchRequest,
+        fetched_at: datetime,
+        *,
+        chain: Sequence[str] | None = None,
+    ) -> RouteResult:
+        self.validate(req)
+        trace: list[VendorAttempt] = []
+        rejected: InvalidArgumentsError | None = None
+        for vendor in self.chain_for(req.dataset, chain):
+            adapter = self.adapters.get(vendor)
+            if adapter is None or not adapter.supports(req.dataset):
+                self._note(
+                    trace,
+                    VendorAttempt(
+                        vendor,
+                        LedgerStatus.NOT_CONFIGURED,
+                        None,
+                        0,
+                        f"{vendor} does not serve {req.dataset}",
+                    ),
+                )
+                continue
+            outcome, attempt = self._try(adapter, vendor, req, fetched_at)
+            if attempt.error_type == "InvalidArgumentsError" and attempt.attempts == 0:
+                rejected = rejected or InvalidArgumentsError(attempt.message)
+            if outcome is None:
+                self._note(trace, attempt)
+                continue
+            frame, dropped = self._own_factors(req, vendor, outcome.frame)
+            if frame.empty:
+                self._note(
+                    trace,
+                    VendorAttempt(
+                        vendor,
+                        LedgerStatus.NO_DATA,
+                        None,
+                        attempt.attempts,
+                        f"all rows dropped: factor series owned by {sorted(set(dropped.values()))}",
+                    ),
+                )
+                continue
+            note = f"{len(frame)} rows"
+            if dropped:
+                note += (
+                    f"; dropped {len(dropped)} symbol(s) whose factor series another vendor "
+                    f"owns: {', '.join(sorted(dropped)[:10])}"
+                )
+            self._note(
+                trace,
+                VendorAttempt(
+                    vendor, LedgerStatus.OK, None, attempt.attempts, note, rows=len(frame)
+                ),
+            )
+            return RouteResult(
+                status=LedgerStatus.OK,
+                frame=frame,
+                vendor=vendor,
+                message=f"served by {vendor}: {note}",
+                raws=outcome.raws,
+                trace=[t.to_dict() for t in trace],
+                dropped=dropped,
+            )
+        return self._unserved(req, trace, rejected)
+
+    def _try(
+        self, adapter: Adapter, vendor: str, req: FetchRequest, fetched_at: datetime
+    ) -> tuple[FetchOutcome | None, VendorAttempt]:
+        with recording() as calls:
+            try:
+                outcome = adapter.fetch(req, fetched_at)
+            except InvalidArgumentsError as err:
+                made = _attempts(calls, vendor, default=0)
+                if made == 0 and not calls.calls:  # the adapter refused the request itself
+                    return None, VendorAttempt(
+                        vendor, LedgerStatus.NOT_CONFIGURED, type(err).__name__, 0, str(err)
+                    )
+                # Raised after vendor calls: the vendor's data could not be read.
+                return None, VendorAttempt(
+                    vendor,
+                    LedgerStatus.UPSTREAM_ERROR,
+                    type(err).__name__,
+                    made,
+                    f"unreadable reply: {err}",
+                )
+            except VendorError as err:
+                status = LedgerStatus(err.status.value)
+                default = 0 if status is LedgerStatus.NOT_CONFIGURED else 1
+                return None, VendorAttempt(
+                    vendor,
+                    status,
+                    type(err).__name__,
+                    _attempts(calls, vendor, default=default),
+                    str(err),
+                )
+            except Exception as err:  # an adapter bug or schema drift in transform
+                log.exception("%s adapter failed on %s", vendor, req.dataset)
+                return None, VendorAttempt(
+                    vendor,
+                    LedgerStatus.UPSTREAM_ERROR,
+                    type(err).__name__,
+                    _attempts(calls, vendor, default=1),
+                    f"adapter failed: {type(err).__name__}: {err}",
+                )
+        return outcome, VendorAttempt(
+            vendor, LedgerStatus.OK, None, _attempts(calls, vendor, default=outcome.calls)
+        )
+
+    def _own_factors(
+        self, req: FetchRequest, vendor: str, frame: pd.DataFrame
+    ) -> tuple[pd.DataFrame, dict[str, str]]:
+        """Drop adj_factors rows of symbols whose series another vendor already owns."""
+        if req.dataset != "adj_factors" or self.factor_vendor_of is None or frame.empty:
+            return frame, {}
+        dropped: dict[str, str] = {}
+        for symbol in frame["symbol"].dropna().unique():
+            owner = self.factor_vendor_of(str(symbol))
+            if owner is not None and owner != vendor:
+                dropped[str(symbol)] = owner
+        if dropped:
+            log.warning(
+                "adj_factors from %s: dropped %d symbol(s) owned by another vendor",
+                vendor,
+                len(dropped),
+            )
+            frame = frame[~frame["symbol"].isin(list(dropped))].reset_index(drop=True)
+        return frame, dropped
+
+    def _unserved(
+        self,
+        req: FetchRequest,
+        trace: list[VendorAttempt],
+        rejected: InvalidArgumentsError | None,
+    ) -> RouteResult:
+        outcomes = [t.outcome for t in trace]
+        failures = [s for s in FAILURE_PRECEDENCE if s in outcomes]
+        if failures:
+            status = failures[0]
+        elif LedgerStatus.NO_DATA in outcomes:
+            status = LedgerStatus.NO_DATA
+        else:
+            if rejected is not None:  # every vendor that could serve it found it invalid
+                raise rejected
+            status = LedgerStatus.NOT_CONFIGURED
+        if trace:
+            message = "; ".join(
+                f"{t.vendor}: {t.outcome}" + (f" ({t.message})" if t.message else "") for t in trace
+            )
+        else:
+            message = f"no vendor chain for {req.dataset}"
+        return RouteResult(
+            status=status,
+            frame=_empty_canonical(req.dataset),
+            vendor=None,
+            message=message,
+            trace=[t.to_dict() for t in trace],
+        )
+
+    @staticmethod
+    def _note(trace: list[VendorAttempt], attempt: VendorAttempt) -> None:
+        trace.append(attempt)
+        log.log(
+            _LOG_LEVEL.get(attempt.outcome, logging.INFO),
+            "%s: %s %s",
+            attempt.vendor,
+            attempt.outcome,
+            attempt.message,
+        )
+
+
+def _attempts(calls: AttemptLog, vendor: str, *, default: int) -> int:
+    """Attempts the vendor's ResilientClient counted; `default` for clients that do not count."""
+    mine = [c for c in calls.calls if c.vendor == vendor]
+    return sum(c.attempts for c in mine) if mine else default
