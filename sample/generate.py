@@ -454,12 +454,12 @@ class Statement:
     yoy: dict[str, float]
 
 
-def build_statement(iss: Issuer, period: date, scale: float = 1.0) -> Statement:
+def build_statement(iss: Issuer, period: date) -> Statement:
     rng = rng_for("fin", iss.ts_code, period)
     flow = {Q3_2024: rng.uniform(0.72, 0.76), FY_2024: 1.0, Q1_2025: rng.uniform(0.22, 0.28)}[
         period
     ]
-    revenue = iss.revenue * flow * scale
+    revenue = iss.revenue * flow
     total_revenue = revenue * (1 + rng.uniform(0, 0.02))
     net = revenue * iss.net_margin * rng.uniform(0.9, 1.1)
     if net > 0:
