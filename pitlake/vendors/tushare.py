@@ -21,10 +21,8 @@ from typing import Any
 import pandas as pd
 
 from pitlake import units
-from pitlake.calendar import is_session, sessions_between
+from pitlake.calendar import sessions_between
 from pitlake.errors import (
-    CalendarRangeError,
-    DataNotReadyError,
     InvalidArgumentsError,
     NoMarketDataError,
     VendorError,
@@ -35,7 +33,6 @@ from pitlake.pit import KNOWN_AT_DTYPE, is_quarter_end, parse_vendor_time
 from pitlake.symbols import canonical, to_vendor
 from pitlake.vendors.base import Adapter, FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.news_id import headline, news_id
-from schemas import TRADE_DATE_DATASETS
 from schemas import get as get_schema
 from schemas.financials import LINE_ITEMS, STATEMENTS, vendor_map
 
@@ -240,7 +237,8 @@ def code_text(v: object) -> str | None:
 
 
 def parse_symbols(values: pd.Series) -> pd.Series:
-    """ts_code → canonical symbol; codes that are not A-shares become None (and are logged)."""
+    """ts_code → canonical symbol; codes that are not A-shares (indices, funds) become None,
+    logged once per batch."""
     cache: dict[object, str | None] = {}
 
     def one(v: object) -> str | None:
@@ -248,11 +246,18 @@ def parse_symbols(values: pd.Series) -> pd.Series:
             try:
                 cache[v] = canonical(v)
             except InvalidArgumentsError:
-                log.warning("tushare: dropping rows of %r, not an A-share code", v)
                 cache[v] = None
         return cache[v]
 
-    return values.map(one)
+    out = values.map(one)
+    dropped = sorted(str(v) for v, c in cache.items() if c is None)
+    if dropped:
+        log.warning(
+            "tushare: dropping rows of %d code(s) that are not A-shares, e.g. %s",
+            len(dropped),
+            ", ".join(dropped[:5]),
+        )
+    return out
 
 
 def json_value(v: Any) -> Any:
@@ -313,13 +318,6 @@ def _range_windows(start: date, end: date) -> list[tuple[date, date]]:
 
 def _days(start: date, end: date) -> list[date]:
     return [start + timedelta(days=i) for i in range((end - start).days + 1)]
-
-
-def _is_known_session(d: date) -> bool:
-    try:
-        return is_session(d)
-    except CalendarRangeError:
-        return False
 
 
 # ---------------------------------------------------------------- the adapter
@@ -539,23 +537,14 @@ class TushareAdapter(Adapter):
         return frame.reset_index(drop=True)
 
     def _nothing(self, req: FetchRequest, raws: list[RawResponse]) -> VendorError:
-        """No rows. For a whole-market call on a session that is not 'no data': every session
-        has bars, factors, valuations and a dragon-tiger list, so Tushare has not published
-        that date yet (it does so hours after the close)."""
-        endpoints = (
-            ",".join(sorted({r.query.endpoint for r in raws})) or DATASET_ENDPOINTS[req.dataset]
+        """The vendor answered and no rows came out. Whether that means 'none exist' or 'not
+        published yet' depends on the clock, which the flow knows and the adapter does not."""
+        endpoints = ",".join(sorted({r.query.endpoint for r in raws}))
+        return NoMarketDataError(
+            f"no {req.dataset} rows",
+            vendor=VENDOR,
+            endpoint=endpoints or DATASET_ENDPOINTS[req.dataset],
         )
-        d = req.trade_date
-        if (
-            req.dataset in TRADE_DATE_DATASETS
-            and d is not None
-            and not req.symbols
-            and _is_known_session(d)
-        ):
-            return DataNotReadyError(
-                f"no {req.dataset} rows for session {d} yet", vendor=VENDOR, endpoint=endpoints
-            )
-        return NoMarketDataError(f"no {req.dataset} rows", vendor=VENDOR, endpoint=endpoints)
 
     def _daily_rows(self, dataset: str, raws: list[RawResponse]) -> pd.DataFrame:
         spec = DAILY_SPECS[dataset]

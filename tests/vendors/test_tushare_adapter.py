@@ -14,7 +14,6 @@ import schemas
 from pitlake import units
 from pitlake.calendar import BEIJING
 from pitlake.errors import (
-    DataNotReadyError,
     InvalidArgumentsError,
     NoMarketDataError,
     VendorError,
@@ -633,9 +632,11 @@ def test_missing_columns_are_schema_drift() -> None:
     assert err.value.retryable is False
 
 
-def test_empty_whole_market_answer_for_a_session_is_not_ready() -> None:
-    with pytest.raises(DataNotReadyError):
+def test_empty_answer_with_columns_is_no_data() -> None:
+    with pytest.raises(NoMarketDataError) as err:
         fetch({"daily": by_params(DAILY)}, dataset="quotes", trade_date=date(2025, 6, 5))
+    assert type(err.value) is NoMarketDataError
+    assert err.value.endpoint == "daily"
 
 
 def test_empty_answer_for_listed_symbols_is_no_data() -> None:
