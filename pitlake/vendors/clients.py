@@ -197,7 +197,9 @@ class TushareClient:
             import requests
 
             post = requests.post
-        log.debug("tushare %s %s", endpoint, {k: v for k, v in params.items() if k != "token"})
+        log.debug(
+            "tushare %s %s", endpoint, {k: v for k, v in params.items() if k != "ts_type_name"}
+        )
         resp = post(f"{self.url}/{endpoint}", json=body, timeout=(CONNECT_TIMEOUT, self.timeout))
         status = int(getattr(resp, "status_code", 200))
         if status == 429:
