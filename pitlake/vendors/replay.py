@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import threading
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -547,7 +548,7 @@ class ReplaySource:
         self._lock = threading.Lock()
         self._tables: dict[tuple[str, str], _Table | None] = {}
         self._injections: dict[tuple[str, str], list[_Injection]] = {}
-        self.calls: list[tuple[str, str, dict[str, Any]]] = []
+        self.calls: Counter[tuple[str, str]] = Counter()  # (vendor, endpoint key) → calls
 
     def __repr__(self) -> str:
         return f"ReplaySource({str(self.root)!r})"
@@ -557,7 +558,11 @@ class ReplaySource:
 
     def call_count(self, vendor: str | None = None, endpoint: str | None = None) -> int:
         with self._lock:
-            return sum(1 for v, e, _ in self.calls if vendor in (None, v) and endpoint in (None, e))
+            return sum(
+                n
+                for (v, key), n in self.calls.items()
+                if vendor in (None, v) and endpoint in (None, key, key.split("@")[0])
+            )
 
     # -- files
 
@@ -593,7 +598,7 @@ class ReplaySource:
     ) -> _Injection | None:
         """The injection this call triggers (counted), if any."""
         with self._lock:
-            self.calls.append((vendor, key, dict(params)))
+            self.calls[(vendor, key)] += 1
             for rule in self._rules(vendor, key):
                 if rule.kind == STALE and not by_date:
                     continue

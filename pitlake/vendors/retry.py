@@ -199,6 +199,8 @@ class ResilientClient:
                 frame = self.inner.call(endpoint, **params)
             except Exception as exc:
                 err = self._typed(exc, endpoint)
+                if isinstance(err, VendorNotConfiguredError):
+                    attempts -= 1  # nothing was asked of the vendor
                 if err is exc:
                     raise
                 raise err from exc

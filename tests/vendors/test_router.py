@@ -268,6 +268,7 @@ def test_nothing_configured(replay_dir):
     result = router_for(replay_dir).route(quotes(), FETCHED)
     assert result.status is LedgerStatus.NOT_CONFIGURED
     assert result.frame.empty
+    assert [t["attempts"] for t in result.trace] == [0, 0]  # no vendor was asked anything
 
 
 def test_not_ready(market):
