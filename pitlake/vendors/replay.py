@@ -456,6 +456,8 @@ def _typed(
             frame[name] = _as_text(col)
         elif text and (num := _numeric_text(col)) is not None:
             frame[name] = num
+        elif len(col) and col.isna().all():
+            frame[name] = col.astype("float64")  # AkShare coerces all-null columns to float
     return frame
 
 

@@ -247,6 +247,7 @@ def test_em_statements_match_secucode_and_answer_no_rows_with_a_type_error(repla
             "SECURITY_CODE": "600519",
             "REPORT_DATE": "2025-03-31 00:00:00",
             "NOTICE_DATE": "2025-04-29 00:00:00",
+            "OPINION_TYPE": None,
             "TOTAL_OPERATE_INCOME": 3.88e10,
         }
     ]
@@ -254,6 +255,7 @@ def test_em_statements_match_secucode_and_answer_no_rows_with_a_type_error(repla
     ak = ReplaySource(replay_dir).client("akshare")
     frame = ak.call("stock_profit_sheet_by_report_em", symbol="SH600519")
     assert frame["REPORT_DATE"].item() == "2025-03-31 00:00:00"  # EM strings stay strings
+    assert frame["OPINION_TYPE"].dtype == "float64"  # all-null columns come back as floats
     assert frame["SECURITY_CODE"].item() == "600519"
     with pytest.raises(NoMarketDataError) as none:
         ak.call("stock_profit_sheet_by_report_em", symbol="SZ000001")
