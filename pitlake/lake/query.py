@@ -1,0 +1,977 @@
+"""As-of reads: `pitlake.Lake(path)` (DESIGN.md §1, §8).
+
+Every read validates its inputs before touching a file (bad input → INVALID_ARGUMENTS), never
+returns a row with `known_at` after the cutoff, and answers with the `Result` envelope whose
+status comes from the fetch ledger, not from a row count.
+
+Dates, for trade-dated datasets (quotes, valuation, dragon_tiger):
+- the *target* session is the latest session at or before min(requested end, cutoff date);
+- a single-date request (no start, or start == end) reads the target session only; a range
+  reads [start, min(end, cutoff date)];
+- a target session with no rows is never silently replaced by an older one: the answer carries
+  the ledger's status for it (NOT_READY when it is not public yet at the cutoff) and no rows for
+  that scope, with `effective_trade_date` naming the latest older session that has data
+  (`date_status` STALE).
+- adjusted quotes whose factors do not cover every requested row are NOT_READY with no rows for
+  that symbol (never unadjusted prices under an adjusted label).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pitlake.calendar import FIRST_SESSION, XSHG, to_date
+from pitlake.envelope import DateStatus, Result, ResultStatus
+from pitlake.errors import InvalidArgumentsError
+from pitlake.lake.adjust import ADJUST_MODES, adjust_prices
+from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry
+from pitlake.lake.records import to_records
+from pitlake.lake.sql import DuckReader, Params, col, hidden, visible
+from pitlake.lake.status import (
+    BENIGN,
+    Gap,
+    LedgerView,
+    combine,
+    describe_gaps,
+    status_of_entry,
+    vendor_trace,
+)
+from pitlake.lake.store import LakeStore
+from pitlake.pit import beijing_day_window, is_quarter_end, iso_beijing, parse_cutoff
+from pitlake.symbols import canonical_many
+from schemas import BITEMPORAL_COLUMNS, DatasetSchema
+from schemas import get as get_schema
+from schemas.financials import STATEMENTS
+
+DEFAULT_NEWS_LOOKBACK_DAYS = 7
+MAX_NEWS_LOOKBACK_DAYS = 366
+MAX_CALENDAR_DAYS = 3660
+MAX_SYMBOLS = 6000
+MAX_GAPS_IN_META = 50
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The validated instants of one request."""
+
+    cutoff: datetime  # aware, Beijing
+    as_ingested: datetime | None
+    pinned: bool
+    notes: tuple[str, ...] = ()
+
+    @property
+    def as_of(self) -> str:
+        return iso_beijing(self.cutoff)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which sessions a trade-dated request is about."""
+
+    requested_end: date
+    target: date  # latest session ≤ min(requested end, cutoff date)
+    lo: date
+    hi: date
+    sessions: list[date] = field(default_factory=list)  # sessions expected to hold data
+    single: bool = True
+    after_cutoff: bool = False  # a range that starts after the cutoff date
+
+
+def _known_at_floor(schema: DatasetSchema, d: date) -> datetime:
+    """The earliest instant a row of this dataset about date d can be public (its rule)."""
+    assert schema.date_column is not None
+    frame = pd.DataFrame({schema.date_column: [d]})
+    known, _ = schema.rule(frame, datetime.now(timezone.utc))
+    return known.iloc[0].to_pydatetime()
+
+
+def _years(lo: date, hi: date) -> list[str]:
+    return [str(y) for y in range(lo.year, hi.year + 1)]
+
+
+def _months(lo: date, hi: date) -> list[str]:
+    out, y, m = [], lo.year, lo.month
+    while (y, m) <= (hi.year, hi.month):
+        out.append(f"{y:04d}-{m:02d}")
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return out
+
+
+def _invalid(e: Exception, **kw: Any) -> Result:
+    return Result.invalid(str(e), **kw)
+
+
+class Lake:
+    """As-of reads over one lake directory.
+
+    `pin_as_of` fixes the cutoff for every request (the runtime decides the date, not the
+    model): later as-ofs are clamped to it and the answer says so. `clock` returns "now"
+    (injectable for tests); `catalog_url` overrides the catalog (default: $PITLAKE_CATALOG_URL,
+    else `<path>/catalog.db`)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        catalog_url: str | None = None,
+        catalog: Catalog | None = None,
+        pin_as_of: str | date | datetime | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.root = Path(path)
+        self.store = LakeStore(self.root)
+        self._catalog_url = catalog_url
+        self._catalog = catalog
+        self._clock = clock or (lambda: datetime.now(timezone.utc))
+        self.pinned_cutoff = parse_cutoff(pin_as_of) if pin_as_of is not None else None
+        self._reader = DuckReader()
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = Catalog(self._catalog_url, lake_root=self.root)
+        return self._catalog
+
+    def close(self) -> None:
+        self._reader.close()
+
+    def __enter__(self) -> Lake:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ================================================================ public reads
+
+    def quotes(
+        self,
+        symbols: str | Sequence[str],
+        start: str | date | None = None,
+        end: str | date | None = None,
+        as_of: str | date | datetime | None = None,
+        adjust: str | None = "none",
+        *,
+        as_ingested: str | date | datetime | None = None,
+    ) -> Result:
+        """Daily bars (raw, or qfq/hfq computed from the factors known at the cutoff)."""
+        try:
+            ask = self._ask(as_of, as_ingested)
+            syms = self._symbols(symbols, required=True)
+            mode = (adjust or "none").strip().lower() if isinstance(adjust, str | None) else adjust
+            if mode not in ADJUST_MODES:
+                raise InvalidArgumentsError(
+                    f"invalid adjust {adjust!r}: expected one of {', '.join(ADJUST_MODES)}"
+                )
+            win = self._window(start, end, ask)
+        except (InvalidArgumentsError, TypeError) as e:
+            return _invalid(e)
+        return self._trade_dated("quotes", syms, win, ask, adjust=mode)
+
+    def valuation(
+        self,
+        symbols: str | Sequence[str],
+        start: str | date | None = None,
+        end: str | date | None = None,
+        as_of: str | date | datetime | None = None,
+        *,
+        as_ingested: str | date | datetime | None = None,
+    ) -> Result:
+        """Daily valuation (market cap, PE, PB, …) as known at the cutoff."""
+        try:
+            ask = self._ask(as_of, as_ingested)
+            syms = self._symbols(symbols, required=True)
+            win = self._window(start, end, ask)
+        except (InvalidArgumentsError, TypeError) as e:
+            return _invalid(e)
+        return self._trade_dated("valuation", syms, win, ask)
+
+    def dragon_tiger(
+        self,
+        date: str | date | None = None,
+        start: str | date | None = None,
+        end: str | date | None = None,
+        symbols: str | Sequence[str] | None = None,
+        as_of: str | date | datetime | None = None,
+        *,
+        as_ingested: str | date | datetime | None = None,
+    ) -> Result:
+        """Dragon-tiger list entries: one session (`date`) or a range; whole market unless
+        `symbols` is given."""
+        try:
+            ask = self._ask(as_of, as_ingested)
+            syms = self._symbols(symbols, required=False)
+            if date is not None and (start is not None or end is not None):
+                raise InvalidArgumentsError("give either date, or start/end — not both")
+            win = self._window(start, end if date is None else date, ask)
+        except (InvalidArgumentsError, TypeError) as e:
+            return _invalid(e)
+        return self._trade_dated("dragon_tiger", syms or None, win, ask)
+
+    def financials(
+        self,
+        symbols: str | Sequence[str],
+        as_of: str | date | datetime | None = None,
+        statement: str | None = None,
+        periods: str | date | Sequence[str | date] | None = None,
+        latest_only: bool = False,
+        *,
+        as_ingested: str | date | datetime | None = None,
+    ) -> Result:
+        """Statement versions known at the cutoff: the latest version per (symbol, statement,
+        report_period, report_type); `latest_only` keeps the greatest report_period per
+        (symbol, statement, report_type) — a late restatement of an old period never displaces
+        a newer period."""
+        try:
+            ask = self._ask(as_of, as_ingested)
+            syms = self._symbols(symbols, required=True)
+            if statement is not None and statement not in STATEMENTS:
+                raise InvalidArgumentsError(
+                    f"invalid statement {statement!r}: expected one of {', '.join(STATEMENTS)}"
+                )
+            wanted = self._periods(periods)
+            if not isinstance(latest_only, bool):
+                raise InvalidArgumentsError("latest_only must be true or false")
+        except (InvalidArgumentsError, TypeError) as e:
+            return _invalid(e)
+        return self._financials(syms, ask, statement, wanted, latest_only)
+
+    def news(
+        self,
+        symbols: str | Sequence[str] | None = None,
+        start: str | date | None = None,
+        end: str | date | None = None,
+        as_of: str | date | datetime | None = None,
+        lookback_days: int | None = None,
+        *,
+        as_ingested: str | date | datetime | None = None,
+        limit: int | None = None,
+    ) -> Result:
+        """News public in the Beijing days [start, end] (default: the `lookback_days`, 7, up to
+        the cutoff's day), newest first. An item without a publish time is known from when we
+        first saw it, so it never shows in an answer about an earlier time."""
+        try:
+            ask = self._ask(as_of, as_ingested)
+            syms = self._symbols(symbols, required=False)
+            end_d = to_date(end) if end is not None else ask.cutoff.date()
+            if start is not None and lookback_days is not None:
+                raise InvalidArgumentsError("give either start or lookback_days — not both")
+            if lookback_days is not None and (
+                isinstance(lookback_days, bool)
+                or not isinstance(lookback_days, int)
+                or not 1 <= lookback_days <= MAX_NEWS_LOOKBACK_DAYS
+            ):
+                raise InvalidArgumentsError(
+                    f"invalid lookback_days {lookback_days!r}: expected 1..{MAX_NEWS_LOOKBACK_DAYS}"
+                )
+            days = lookback_days or DEFAULT_NEWS_LOOKBACK_DAYS
+            start_d = to_date(start) if start is not None else end_d - timedelta(days=days - 1)
+            lo, hi = beijing_day_window(start_d, end_d)
+            if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+                raise InvalidArgumentsError("limit must be a positive integer")
+            if limit is not None and limit < 1:
+                raise InvalidArgumentsError("limit must be a positive integer")
+        except (InvalidArgumentsError, TypeError) as e:
+            return _invalid(e)
+        return self._news(syms, start_d, end_d, lo, hi, ask, limit)
+
+    def calendar(
+        self,
+        start: str | date | None = None,
+        end: str | date | None = None,
+        as_of: str | date | datetime | None = None,
+    ) -> Result:
+        """XSHG days in [start, end] (default: the cutoff's day) with is_open: the offline
+        exchange calendar where it reaches, the stored vendor calendar beyond it."""
+        try:
+            ask = self._ask(as_of, None)
+            end_d = to_date(end) if end is not None else ask.cutoff.date()
+            start_d = to_date(start) if start is not None else end_d
+            if start_d > end_d:
+                raise InvalidArgumentsError(f"start {start_d} is after end {end_d}")
+            if (end_d - start_d).days > MAX_CALENDAR_DAYS:
+                raise InvalidArgumentsError(f"range longer than {MAX_CALENDAR_DAYS} days")
+        except (InvalidArgumentsError, TypeError) as e:
+            return _invalid(e)
+        return self._calendar(start_d, end_d, ask)
+
+    # ================================================================ validation
+
+    def _now(self) -> datetime:
+        now = self._clock()
+        return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+
+    def _ask(self, as_of: Any, as_ingested: Any) -> Ask:
+        now = parse_cutoff(self._now())
+        cutoff = parse_cutoff(as_of, now=now)
+        notes: list[str] = []
+        if self.pinned_cutoff is not None:
+            if as_of is None:
+                cutoff = self.pinned_cutoff
+            elif cutoff > self.pinned_cutoff:
+                notes.append(
+                    f"as_of {iso_beijing(cutoff)} is after this API's pinned as-of; "
+                    f"clamped to {iso_beijing(self.pinned_cutoff)}."
+                )
+                cutoff = self.pinned_cutoff
+        if cutoff > now:
+            notes.append(
+                f"as_of {iso_beijing(cutoff)} is in the future; answered as of now "
+                f"({iso_beijing(now)})."
+            )
+            cutoff = now
+        ingested = parse_cutoff(as_ingested, now=now) if as_ingested is not None else None
+        return Ask(cutoff, ingested, self.pinned_cutoff is not None, tuple(notes))
+
+    @staticmethod
+    def _symbols(symbols: Any, *, required: bool) -> list[str]:
+        if symbols is None or (isinstance(symbols, str) and not symbols.strip()):
+            if required:
+                raise InvalidArgumentsError("give at least one symbol, e.g. 600519.SH")
+            return []
+        if not isinstance(symbols, str | list | tuple):
+            raise InvalidArgumentsError(
+                f"symbols must be a string or a list of strings, got {type(symbols).__name__}"
+            )
+        out = canonical_many(symbols)
+        if required and not out:
+            raise InvalidArgumentsError("give at least one symbol, e.g. 600519.SH")
+        if len(out) > MAX_SYMBOLS:
+            raise InvalidArgumentsError(f"too many symbols ({len(out)} > {MAX_SYMBOLS})")
+        return out
+
+    @staticmethod
+    def _periods(periods: Any) -> list[date] | None:
+        if periods is None:
+            return None
+        items = (
+            [periods]
+            if isinstance(periods, str | date)
+            else (list(periods) if isinstance(periods, list | tuple) else None)
+        )
+        if items is None:
+            raise InvalidArgumentsError("periods must be a date or a list of dates")
+        out: list[date] = []
+        for p in items:
+            d = to_date(p)
+            if not is_quarter_end(d):
+                raise InvalidArgumentsError(f"report period {d} is not a quarter end")
+            if d not in out:
+                out.append(d)
+        if not out:
+            raise InvalidArgumentsError("periods is empty")
+        return out
+
+    @staticmethod
+    def _window(start: Any, end: Any, ask: Ask) -> Window:
+        end_d = to_date(end) if end is not None else ask.cutoff.date()
+        start_d = to_date(start) if start is not None else None
+        if start_d is not None and start_d > end_d:
+            raise InvalidArgumentsError(f"start {start_d} is after end {end_d}")
+        last = min(end_d, ask.cutoff.date())
+        if start_d is not None and start_d < FIRST_SESSION:
+            raise InvalidArgumentsError(f"start {start_d} is before the first XSHG session")
+        target = XSHG.session_on_or_before(last)
+        if start_d is None or start_d == end_d:
+            return Window(end_d, target, target, target, [target], single=True)
+        if start_d > last:
+            return Window(end_d, target, start_d, end_d, [], single=False, after_cutoff=True)
+        return Window(end_d, target, start_d, last, XSHG.sessions_between(start_d, last), False)
+
+    # ================================================================ trade-dated datasets
+
+    def _read_latest(
+        self,
+        schema: DatasetSchema,
+        symbols: list[str] | None,
+        lo: date,
+        hi: date,
+        ask: Ask,
+    ) -> pd.DataFrame:
+        date_col = schema.date_column
+        assert date_col is not None
+        p = Params()
+        where = [f"{col(date_col)} BETWEEN {p.add(lo)} AND {p.add(hi)}"]
+        where += visible(p, ask.cutoff, ask.as_ingested)
+        if symbols:
+            where.append(f"{col('symbol')} IN {p.in_list(symbols)}")
+        files = self.store.files(schema.name, _years(lo, hi))
+        table = self._reader.latest_versions(schema, files, where, p)
+        if table is None or table.num_rows == 0:
+            return schema.empty_frame()
+        return table.to_pandas()
+
+    def _hidden_pairs(
+        self, schema: DatasetSchema, symbols: list[str] | None, lo: date, hi: date, ask: Ask
+    ) -> set[tuple[str, date]]:
+        """(scope, date) pairs with stored rows that the cutoff hides: "not public yet"."""
+        date_col = schema.date_column
+        assert date_col is not None
+        files = self.store.files(schema.name, _years(lo, hi))
+        if not files:
+            return set()
+        p = Params()
+        where = [f"{col(date_col)} BETWEEN {p.add(lo)} AND {p.add(hi)}"]
+        if symbols:
+            where.append(f"{col('symbol')} IN {p.in_list(symbols)}")
+        where.append(hidden(p, ask.cutoff, ask.as_ingested))
+        scope = col("symbol") if symbols else p.add(WHOLE_MARKET)
+        sql = (
+            f"SELECT DISTINCT {scope}, {col(date_col)} FROM {self._reader.source(files, p)} "
+            f"WHERE {' AND '.join(where)}"
+        )
+        return {(s, d) for s, d in self._reader.rows(sql, p)}
+
+    def _latest_date(
+        self, schema: DatasetSchema, symbols: list[str] | None, on_or_before: date, ask: Ask
+    ) -> date | None:
+        """The latest date ≤ on_or_before holding rows visible at the cutoff (newest year
+        partition first, so the usual answer reads one file)."""
+        date_col = schema.date_column
+        assert date_col is not None
+        parts = [
+            part
+            for part in self.store.list_partitions(schema.name)
+            if part.value.isdigit() and int(part.value) <= on_or_before.year
+        ]
+        for part in sorted(parts, key=lambda x: int(x.value), reverse=True):
+            p = Params()
+            where = [f"{col(date_col)} <= {p.add(on_or_before)}"]
+            where += visible(p, ask.cutoff, ask.as_ingested)
+            if symbols:
+                where.append(f"{col('symbol')} IN {p.in_list(symbols)}")
+            sql = (
+                f"SELECT max({col(date_col)}) FROM {self._reader.source([part.path], p)} "
+                f"WHERE {' AND '.join(where)}"
+            )
+            found = self._reader.rows(sql, p)[0][0]
+            if found is not None:
+                return found
+        return None
+
+    def _gaps(
+        self,
+        schema: DatasetSchema,
+        symbols: list[str] | None,
+        missing: list[tuple[str, date]],
+        ledger: LedgerView,
+        ask: Ask,
+    ) -> list[Gap]:
+        if not missing:
+            return []
+        dates = [d for _, d in missing]
+        hidden_pairs = self._hidden_pairs(schema, symbols, min(dates), max(dates), ask)
+        floors: dict[date, datetime] = {}
+        gaps = []
+        for scope, d in missing:
+            floor = floors.setdefault(d, _known_at_floor(schema, d))
+            if ask.cutoff < floor:
+                gaps.append(
+                    Gap(
+                        scope,
+                        d,
+                        ResultStatus.NOT_READY,
+                        f"{schema.name} for {d} become public at {iso_beijing(floor)}, "
+                        "after the as-of",
+                        ledger.lookup(d, scope),
+                    )
+                )
+            elif (scope, d) in hidden_pairs:
+                gaps.append(
+                    Gap(
+                        scope,
+                        d,
+                        ResultStatus.NOT_READY,
+                        "stored, but public only after the as-of",
+                        ledger.lookup(d, scope),
+                    )
+                )
+            else:
+                gaps.append(self._ledger_gap(scope, d, ledger.lookup(d, scope)))
+        return gaps
+
+    @staticmethod
+    def _ledger_gap(scope: str, d: date | None, entry: LedgerEntry | None) -> Gap:
+        if entry is None:
+            return Gap(scope, d, ResultStatus.UNKNOWN, "never fetched")
+        status = status_of_entry(entry)
+        if status is ResultStatus.NO_DATA:
+            reason = (
+                "not in the successful whole-market fetch"
+                if entry.symbol == WHOLE_MARKET and scope != WHOLE_MARKET
+                else "the fetch succeeded with no rows"
+            )
+        else:
+            reason = f"last fetch {entry.status}" + (f": {entry.message}" if entry.message else "")
+        return Gap(scope, d, status, reason, entry)
+
+    def _trade_dated(
+        self,
+        dataset: str,
+        symbols: list[str] | None,
+        win: Window,
+        ask: Ask,
+        *,
+        adjust: str = "none",
+    ) -> Result:
+        schema = get_schema(dataset)
+        date_col = schema.date_column
+        assert date_col is not None
+        scopes = symbols or [WHOLE_MARKET]
+        frame = (
+            self._read_latest(schema, symbols, win.lo, win.hi, ask)
+            if win.sessions
+            else schema.empty_frame()
+        )
+        if symbols:
+            present = set(zip(frame["symbol"], frame[date_col], strict=True))
+        else:
+            present = {(WHOLE_MARKET, d) for d in frame[date_col]}
+        missing = [(s, d) for s in scopes for d in win.sessions if (s, d) not in present]
+        first = min([d for _, d in missing] + [win.target])
+        ledger = LedgerView(
+            self.catalog.ledger_entries(
+                dataset, first, win.target, symbol=sorted({*scopes, WHOLE_MARKET})
+            )
+        )
+        gaps = self._gaps(schema, symbols, missing, ledger, ask)
+        meta: dict[str, Any] = {}
+        if adjust != "none" and symbols:
+            frame, adjust_gaps, meta["adjust"] = self._adjusted(frame, symbols, ask, adjust)
+            gaps += adjust_gaps
+        has_rows = not frame.empty
+        status = combine([g.status for g in gaps], has_rows)
+        notes = list(ask.notes)
+        if win.after_cutoff:
+            status = ResultStatus.NOT_READY
+            notes.append(
+                f"The requested dates start after the as-of ({ask.as_of}); nothing about "
+                "them was public then."
+            )
+        effective = (
+            max(frame[date_col])
+            if has_rows
+            else self._latest_date(schema, symbols, win.hi if not win.single else win.target, ask)
+        )
+        date_status = self._date_status(effective, win)
+        notes += self._date_notes(dataset, win, effective, date_status, status, ask)
+        if gaps and status not in BENIGN:
+            notes.append(describe_gaps(gaps))
+        elif status is ResultStatus.NO_DATA:
+            notes.append(f"The fetch for {win.target} succeeded with no rows for this request.")
+        sort = [date_col, "symbol", *schema.key] if not symbols else ["symbol", date_col]
+        frame = frame.sort_values(list(dict.fromkeys(sort)), kind="stable")
+        columns = [*schema.columns, *BITEMPORAL_COLUMNS]
+        if adjust != "none":
+            columns.append("adj_factor")
+        target_entries = [ledger.lookup(win.target, s) for s in scopes]
+        meta.update(
+            self._meta(
+                frame, ask, [*target_entries, *(g.entry for g in gaps)], gaps=gaps, rows=len(frame)
+            )
+        )
+        return Result(
+            status=status,
+            requested_date=win.requested_end.isoformat(),
+            effective_trade_date=effective.isoformat() if effective else None,
+            date_status=date_status,
+            as_of=ask.as_of,
+            source=self._sources(frame),
+            message=" ".join(n for n in notes if n),
+            data=to_records(frame, columns),
+            meta=meta,
+        )
+
+    @staticmethod
+    def _date_status(effective: date | None, win: Window) -> DateStatus:
+        if effective is None:
+            return DateStatus.UNKNOWN
+        if effective < win.target:
+            return DateStatus.STALE
+        return (
+            DateStatus.CURRENT if win.requested_end == win.target else DateStatus.LATEST_TRADING_DAY
+        )
+
+    @staticmethod
+    def _date_notes(
+        dataset: str,
+        win: Window,
+        effective: date | None,
+        date_status: DateStatus,
+        status: ResultStatus,
+        ask: Ask,
+    ) -> list[str]:
+        notes = []
+        if date_status is DateStatus.LATEST_TRADING_DAY:
+            why = (
+                "is after the as-of date"
+                if win.requested_end > ask.cutoff.date()
+                else "is not an XSHG session"
+            )
+            notes.append(f"{win.requested_end} {why}; answered for the session {win.target}.")
+        if date_status is DateStatus.STALE and effective is not None:
+            notes.append(
+                f"{dataset} for {win.target} are not available ({status}); the latest session "
+                f"with {dataset} known as of {ask.as_of} is {effective}"
+                + (" (ask for it explicitly)." if win.single else ".")
+            )
+        if date_status is DateStatus.UNKNOWN and status not in BENIGN:
+            notes.append(f"No {dataset} known as of {ask.as_of} for this request.")
+        return notes
+
+    # ------------------------------------------------------------ adjustment
+
+    def _adjusted(
+        self, frame: pd.DataFrame, symbols: list[str], ask: Ask, mode: str
+    ) -> tuple[pd.DataFrame, list[Gap], dict[str, Any]]:
+        factors = self._factor_series(symbols, ask)
+        coverage: dict[str, date] = {}
+        if not factors.empty:
+            coverage = factors.groupby("symbol")["trade_date"].max().to_dict()
+        if not frame.empty:
+            lo, hi = min(frame["trade_date"]), max(frame["trade_date"])
+            view = LedgerView(
+                self.catalog.ledger_entries(
+                    "adj_factors", lo, hi, symbol=sorted({*symbols, WHOLE_MARKET})
+                )
+            )
+            for sym in symbols:
+                fetched = [e.date_key for e in view.for_symbol(sym) if e.successful]
+                if fetched:
+                    coverage[sym] = max(coverage.get(sym, date.min), *fetched)
+        result = adjust_prices(frame, factors, coverage, mode)
+        gaps = []
+        for sym, dates in sorted(result.uncovered.items()):
+            gaps.append(
+                Gap(
+                    sym,
+                    max(dates),
+                    ResultStatus.NOT_READY,
+                    f"no adjustment factor known as of {ask.as_of} for {len(dates)} requested "
+                    f"row(s) ({min(dates)}…{max(dates)}); {mode} prices are not served unadjusted",
+                )
+            )
+        meta = {
+            "mode": mode,
+            "anchors": {s: a.to_dict() for s, a in sorted(result.anchors.items())},
+        }
+        return result.frame, gaps, meta
+
+    def _factor_series(self, symbols: list[str], ask: Ask) -> pd.DataFrame:
+        """Per symbol, one vendor's factors as known at the cutoff: the vendor of the latest
+        factor, and only its rows (bases differ between vendors)."""
+        files = [
+            p.path
+            for p in self.store.list_partitions("adj_factors")
+            if not p.value.isdigit() or int(p.value) <= ask.cutoff.year
+        ]
+        empty = pd.DataFrame(columns=["symbol", "trade_date", "adj_factor", "source"])
+        if not files:
+            return empty
+        p = Params()
+        where = [
+            f"{col('symbol')} IN {p.in_list(symbols)}",
+            *visible(p, ask.cutoff, ask.as_ingested),
+        ]
+        sql = f"""
+            WITH f AS (
+                SELECT t.symbol, t.trade_date, t.adj_factor, t.source, t.known_at
+                FROM {self._reader.source(files, p)} WHERE {" AND ".join(where)}
+            ),
+            last_day AS (SELECT symbol, max(trade_date) AS d FROM f GROUP BY symbol),
+            vendor AS (
+                SELECT f.symbol, arg_max(f.source, f.known_at) AS source
+                FROM f JOIN last_day l ON f.symbol = l.symbol AND f.trade_date = l.d
+                GROUP BY f.symbol
+            )
+            SELECT f.symbol, f.trade_date, arg_max(f.adj_factor, f.known_at) AS adj_factor,
+                   any_value(f.source) AS source
+            FROM f JOIN vendor v ON f.symbol = v.symbol AND f.source = v.source
+            GROUP BY f.symbol, f.trade_date
+            ORDER BY f.symbol, f.trade_date
+        """
+        out = self._reader.table(sql, p).to_pandas()
+        return out if len(out) else empty
+
+    # ================================================================ financials
+
+    def _financials(
+        self,
+        symbols: list[str],
+        ask: Ask,
+        statement: str | None,
+        periods: list[date] | None,
+        latest_only: bool,
+    ) -> Result:
+        schema = get_schema("financials")
+        p = Params()
+        where = [
+            f"{col('symbol')} IN {p.in_list(symbols)}",
+            *visible(p, ask.cutoff, ask.as_ingested),
+        ]
+        if statement is not None:
+            where.append(f"{col('statement')} = {p.add(statement)}")
+        if periods is not None:
+            where.append(f"{col('report_period')} IN {p.in_list(periods)}")
+        values = sorted({str(d.year) for d in periods}) if periods else None
+        table = self._reader.latest_versions(
+            schema, self.store.files("financials", values), where, p
+        )
+        frame = table.to_pandas() if table is not None and table.num_rows else schema.empty_frame()
+        if latest_only and not frame.empty:
+            group = ["symbol", "statement", "report_type"]
+            newest = frame.groupby(group)["report_period"].transform("max")
+            frame = frame[frame["report_period"] == newest]
+        frame = frame.sort_values(
+            ["symbol", "statement", "report_period", "report_type"], kind="stable"
+        )
+        ledger = LedgerView(
+            self.catalog.ledger_entries("financials", symbol=sorted({*symbols, WHOLE_MARKET}))
+        )
+        present = set(frame["symbol"])
+        gaps = [
+            self._undated_gap(s, ledger.for_symbol(s), periods) for s in symbols if s not in present
+        ]
+        status = combine([g.status for g in gaps], not frame.empty)
+        notes = list(ask.notes)
+        if gaps:
+            if status in BENIGN:
+                notes.append(
+                    "No statement version public by the as-of for: "
+                    + ", ".join(g.symbol for g in gaps)
+                    + "."
+                )
+            else:
+                notes.append(describe_gaps(gaps))
+        return self._undated_result(frame, schema, ask, status, notes, gaps, ledger.entries)
+
+    def _undated_gap(
+        self, scope: str, entries: list[LedgerEntry], periods: list[date] | None
+    ) -> Gap:
+        """A scope without rows in a dataset whose answer is not about one session."""
+        if periods is not None:
+            matching = [e for e in entries if e.date_key in periods]
+            entries = matching or entries
+        if any(e.successful for e in entries):
+            ok = max((e for e in entries if e.successful), key=lambda e: e.recorded_at)
+            return Gap(scope, None, ResultStatus.NO_DATA, "nothing public by the as-of", ok)
+        if not entries:
+            return Gap(scope, None, ResultStatus.UNKNOWN, "never fetched")
+        last = max(entries, key=lambda e: e.recorded_at)
+        return self._ledger_gap(scope, None, last)
+
+    def _undated_result(
+        self,
+        frame: pd.DataFrame,
+        schema: DatasetSchema,
+        ask: Ask,
+        status: ResultStatus,
+        notes: list[str],
+        gaps: list[Gap],
+        entries: Iterable[LedgerEntry | None],
+        *,
+        requested_date: str | None = None,
+        extra_meta: dict[str, Any] | None = None,
+    ) -> Result:
+        meta = self._meta(frame, ask, list(entries), gaps=gaps, rows=len(frame))
+        meta.update(extra_meta or {})
+        return Result(
+            status=status,
+            requested_date=requested_date,
+            effective_trade_date=None,
+            date_status=DateStatus.NOT_APPLICABLE,
+            as_of=ask.as_of,
+            source=self._sources(frame),
+            message=" ".join(n for n in notes if n),
+            data=to_records(frame, [*schema.columns, *BITEMPORAL_COLUMNS]),
+            meta=meta,
+        )
+
+    # ================================================================ news
+
+    def _news(
+        self,
+        symbols: list[str],
+        start: date,
+        end: date,
+        lo: datetime,
+        hi: datetime,
+        ask: Ask,
+        limit: int | None,
+    ) -> Result:
+        schema = get_schema("news")
+        notes = list(ask.notes)
+        requested = end.isoformat()
+        if lo > ask.cutoff:
+            notes.append(f"The window starts after the as-of ({ask.as_of}); nothing was public.")
+            gap = Gap(WHOLE_MARKET, start, ResultStatus.NOT_READY, "window after the as-of")
+            return self._undated_result(
+                schema.empty_frame(),
+                schema,
+                ask,
+                ResultStatus.NOT_READY,
+                notes,
+                [gap],
+                [],
+                requested_date=requested,
+            )
+        p = Params()
+        where = [
+            f"{col('known_at')} >= {p.add(lo)}",
+            f"{col('known_at')} < {p.add(hi)}",
+            *visible(p, ask.cutoff, ask.as_ingested),
+        ]
+        if symbols:
+            where.append(f"list_has_any({col('symbols')}, {p.add(symbols)})")
+        bj_lo = start
+        bj_hi = min(end, ask.cutoff.date())
+        files = self.store.files("news", _months(bj_lo, max(bj_lo, bj_hi)))
+        table = self._reader.latest_versions(schema, files, where, p)
+        frame = table.to_pandas() if table is not None and table.num_rows else schema.empty_frame()
+        frame = frame.sort_values(["known_at", "news_id"], ascending=[False, True], kind="stable")
+        extra: dict[str, Any] = {"window": {"start": start.isoformat(), "end": end.isoformat()}}
+        if limit is not None and len(frame) > limit:
+            extra["truncated"] = True
+            extra["total_rows"] = len(frame)
+            frame = frame.head(limit)
+        scopes = symbols or [WHOLE_MARKET]
+        entries = [
+            e
+            for e in self.catalog.ledger_entries(
+                "news", start=start, symbol=[*scopes, WHOLE_MARKET]
+            )
+        ]
+        ledger = LedgerView(entries)
+        gaps = []
+        if frame.empty:
+            gaps = [self._undated_gap(s, ledger.for_symbol(s), None) for s in scopes]
+        status = combine([g.status for g in gaps], not frame.empty)
+        if gaps and status not in BENIGN:
+            notes.append(describe_gaps(gaps))
+        elif status is ResultStatus.NO_DATA:
+            notes.append(f"No news public between {start} and {end} (Beijing) by the as-of.")
+        return self._undated_result(
+            frame,
+            schema,
+            ask,
+            status,
+            notes,
+            gaps,
+            entries[-20:],
+            requested_date=requested,
+            extra_meta=extra,
+        )
+
+    # ================================================================ calendar
+
+    def _calendar(self, start: date, end: date, ask: Ask) -> Result:
+        schema = get_schema("calendar")
+        offline_last = XSHG.offline_last
+        stored: dict[date, dict[str, Any]] = {}
+        files = self.store.files("calendar", _years(start, end))
+        if files:
+            p = Params()
+            where = [
+                f"{col('date')} BETWEEN {p.add(start)} AND {p.add(end)}",
+                f"{col('exchange')} = {p.add('XSHG')}",
+                *visible(p, ask.cutoff, None),
+            ]
+            table = self._reader.latest_versions(schema, files, where, p)
+            if table is not None:
+                stored = {r["date"]: r for r in table.to_pylist()}
+        rows: list[dict[str, Any]] = []
+        missing: list[date] = []
+        mismatches: list[dict[str, Any]] = []
+        d = start
+        while d <= end:
+            if d <= offline_last:
+                is_open = d >= FIRST_SESSION and XSHG.is_session(d)
+                rows.append(
+                    {"date": d.isoformat(), "is_open": is_open, "source": "exchange_calendars"}
+                )
+                if d in stored and bool(stored[d]["is_open"]) != is_open:
+                    mismatches.append(
+                        {
+                            "date": d.isoformat(),
+                            "vendor": stored[d]["source"],
+                            "vendor_is_open": stored[d]["is_open"],
+                        }
+                    )
+            elif d in stored:
+                rows.append(
+                    {
+                        "date": d.isoformat(),
+                        "is_open": bool(stored[d]["is_open"]),
+                        "source": stored[d]["source"],
+                    }
+                )
+            else:
+                missing.append(d)
+            d += timedelta(days=1)
+        notes = list(ask.notes)
+        status = ResultStatus.OK
+        if missing:
+            status = ResultStatus.UNKNOWN
+            notes.append(
+                f"No calendar known for {missing[0]}…{missing[-1]} ({len(missing)} days): the "
+                f"offline calendar ends {offline_last}; ingest the calendar dataset to extend it."
+            )
+        if mismatches:
+            notes.append(
+                f"The stored vendor calendar disagrees with XSHG on {len(mismatches)} day(s)."
+            )
+        open_days = [
+            r["date"] for r in rows if r["is_open"] and r["date"] <= ask.cutoff.date().isoformat()
+        ]
+        meta: dict[str, Any] = {"rows": len(rows), "known_at_max": None, "pinned": ask.pinned}
+        if mismatches:
+            meta["mismatches"] = mismatches
+        return Result(
+            status=status,
+            requested_date=end.isoformat(),
+            effective_trade_date=open_days[-1] if open_days else None,
+            date_status=DateStatus.NOT_APPLICABLE,
+            as_of=ask.as_of,
+            source=",".join(sorted({r["source"] for r in rows})) or None,
+            message=" ".join(notes),
+            data=rows,
+            meta=meta,
+        )
+
+    # ================================================================ envelope pieces
+
+    @staticmethod
+    def _sources(frame: pd.DataFrame) -> str | None:
+        if frame.empty or "source" not in frame.columns:
+            return None
+        return ",".join(sorted({str(s) for s in frame["source"].dropna()})) or None
+
+    @staticmethod
+    def _meta(
+        frame: pd.DataFrame,
+        ask: Ask,
+        entries: Iterable[LedgerEntry | None],
+        *,
+        gaps: list[Gap],
+        rows: int,
+    ) -> dict[str, Any]:
+        known_max = frame["known_at"].max() if not frame.empty else None
+        meta: dict[str, Any] = {
+            "rows": rows,
+            "known_at_max": iso_beijing(known_max) if known_max is not None else None,
+            "vendor_trace": vendor_trace(entries),
+            "pinned": ask.pinned,
+        }
+        if ask.as_ingested is not None:
+            meta["as_ingested"] = iso_beijing(ask.as_ingested)
+        if gaps:
+            meta["gaps"] = [g.to_dict() for g in gaps[:MAX_GAPS_IN_META]]
+            if len(gaps) > MAX_GAPS_IN_META:
+                meta["gaps_total"] = len(gaps)
+        return meta
