@@ -159,10 +159,10 @@ def _date_series(s: pd.Series, name: str) -> pd.Series:
 def _timestamp_series(s: pd.Series, name: str) -> pd.Series:
     if isinstance(s.dtype, pd.DatetimeTZDtype):
         return s.dt.tz_convert("UTC").astype("datetime64[us, UTC]")
+    if s.isna().all():  # no instants at all (e.g. a feed without publish times)
+        return pd.Series(pd.NaT, index=s.index, dtype="datetime64[us, UTC]")
     if pd.api.types.is_datetime64_dtype(s.dtype):
         raise ValueError(f"column {name}: naive timestamps; the lake stores UTC instants")
-    if s.isna().all():
-        return pd.Series(pd.NaT, index=s.index, dtype="datetime64[us, UTC]")
     naive = s.map(lambda v: isinstance(v, datetime) and v.tzinfo is None)
     if naive.any() or s.map(lambda v: isinstance(v, str)).any():
         raise ValueError(f"column {name}: expected timezone-aware instants")
