@@ -1,0 +1,153 @@
+"""Planted future rows never leak: for every read method, rows known after the cutoff (a later
+session, a later announcement, a later correction, later news, a later vendor calendar) are
+never returned, however wide the request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from pitlake.envelope import Result
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.query import Lake
+from pitlake.lake.store import LakeStore
+from pitlake.pit import parse_cutoff
+from tests.lake.conftest import (
+    INGEST,
+    NOW,
+    bar,
+    bj,
+    factor,
+    news_frame,
+    news_item,
+    statement_row,
+    write,
+)
+
+A = "600519.SH"
+CUTOFF = "2025-06-04T16:00+08:00"
+MARK = 666.0  # every planted future value carries it
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
+    """One lake for the whole module (writing it is the slow part); reads do not change it."""
+    root = tmp_path_factory.mktemp("planted")
+    store = LakeStore(root)
+    # known by the cutoff
+    write(store, "quotes", [bar(A, d, 10.0) for d in ("2025-06-03", "2025-06-04")])
+    write(store, "adj_factors", [factor(A, d, 1.0) for d in ("2025-06-03", "2025-06-04")])
+    write(store, "valuation", [{"symbol": A, "trade_date": "2025-06-04", "pe": 20.0}])
+    write(
+        store,
+        "dragon_tiger",
+        [{"symbol": A, "trade_date": "2025-06-03", "reason": "r", "net_buy": 1.0}],
+    )
+    write(store, "financials", [statement_row(A, "2025-03-31", "2025-04-25", revenue=1.0)])
+    write(store, "news", news_frame([news_item("old", "old", bj("2025-06-04", "09:00"), [A])]))
+    # from the future, seen from the cutoff
+    write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
+    write(store, "adj_factors", [factor(A, "2025-06-05", MARK)])  # next ex-date
+    write(store, "valuation", [{"symbol": A, "trade_date": "2025-06-05", "pe": MARK}])
+    write(
+        store,
+        "dragon_tiger",
+        [{"symbol": A, "trade_date": "2025-06-04", "reason": "today", "net_buy": MARK}],
+    )  # public at the end of 06-04
+    write(
+        store,
+        "financials",
+        [
+            statement_row(A, "2025-06-30", "2025-08-20", revenue=MARK),  # a later report
+            statement_row(A, "2025-03-31", "2025-04-25", revision="2025-06-10", revenue=MARK),
+        ],
+        ingested_at=INGEST.replace(month=9),
+    )
+    write(
+        store,
+        "news",
+        news_frame(
+            [
+                news_item("later", "later", bj("2025-06-04", "16:01"), [A]),
+                news_item("undated", "undated", None, [A]),  # first seen at INGEST (06-20)
+            ]
+        ),
+    )
+    # corrections first seen after the cutoff
+    later = INGEST.replace(day=25)
+    write(store, "quotes", [bar(A, "2025-06-03", MARK)], ingested_at=later)
+    write(
+        store,
+        "valuation",
+        [{"symbol": A, "trade_date": "2025-06-04", "pe": MARK}],
+        ingested_at=later,
+    )
+    catalog = Catalog(f"sqlite:///{root / 'catalog.db'}")
+    with Lake(root, catalog=catalog, clock=lambda: NOW) as lake:
+        yield lake
+    catalog.close()
+
+
+def _cutoff() -> datetime:
+    return parse_cutoff(CUTOFF)
+
+
+READS: list[tuple[str, Callable[[Lake], Result]]] = [
+    ("quotes", lambda lk: lk.quotes(A, start="2025-01-01", end="2025-12-31", as_of=CUTOFF)),
+    ("quotes-latest", lambda lk: lk.quotes(A, end="2025-12-31", as_of=CUTOFF)),
+    (
+        "qfq",
+        lambda lk: lk.quotes(A, start="2025-06-01", end="2025-06-30", as_of=CUTOFF, adjust="qfq"),
+    ),
+    (
+        "hfq",
+        lambda lk: lk.quotes(A, start="2025-06-01", end="2025-06-30", as_of=CUTOFF, adjust="hfq"),
+    ),
+    ("valuation", lambda lk: lk.valuation(A, start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
+    (
+        "dragon_tiger",
+        lambda lk: lk.dragon_tiger(start="2025-06-01", end="2025-06-30", as_of=CUTOFF),
+    ),
+    ("financials", lambda lk: lk.financials(A, as_of=CUTOFF)),
+    ("financials-latest", lambda lk: lk.financials(A, as_of=CUTOFF, latest_only=True)),
+    ("news", lambda lk: lk.news(start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
+    ("news-symbol", lambda lk: lk.news(A, end="2025-06-30", lookback_days=30, as_of=CUTOFF)),
+]
+
+
+def _values(row: dict[str, Any]) -> list[Any]:
+    return [v for v in row.values() if isinstance(v, float)]
+
+
+@pytest.mark.parametrize("name,read", READS, ids=[r[0] for r in READS])
+def test_no_future_row_leaks(planted: Lake, name: str, read: Callable[[Lake], Result]) -> None:
+    r = read(planted)
+    cutoff = _cutoff()
+    assert r.data, f"{name}: the known rows should be served"
+    for row in r.data:
+        assert datetime.fromisoformat(row["known_at"]) <= cutoff, (name, row)
+        assert MARK not in _values(row), (name, row)
+        assert row.get("news_id") not in ("later", "undated")
+    if r.meta["known_at_max"]:
+        assert datetime.fromisoformat(r.meta["known_at_max"]) <= cutoff
+
+
+def test_future_rows_do_appear_after_their_time(planted: Lake) -> None:
+    """The control: the same reads at a later cutoff do see the planted rows."""
+    lake = planted
+    late = "2025-12-31"
+    assert any(
+        d["close"] == MARK
+        for d in lake.quotes(A, start="2025-06-01", end="2025-06-30", as_of=late).data
+    )
+    assert {
+        d["news_id"] for d in lake.news(end="2025-06-30", lookback_days=30, as_of=late).data
+    } >= {"later", "undated"}
+    assert any(d["revenue"] == MARK for d in lake.financials(A, as_of=late).data)
+    assert any(
+        d["net_buy"] == MARK
+        for d in lake.dragon_tiger(start="2025-06-01", end="2025-06-30", as_of=late).data
+    )
