@@ -321,10 +321,11 @@ class Lake:
                 )
                 cutoff = self.pinned_cutoff
         if cutoff > now:
-            notes.append(
-                f"as_of {iso_beijing(cutoff)} is in the future; answered as of now "
-                f"({iso_beijing(now)})."
-            )
+            if cutoff.date() > now.date():  # "as of today" quietly means "as of now"
+                notes.append(
+                    f"as_of {iso_beijing(cutoff)} is in the future; answered as of now "
+                    f"({iso_beijing(now)})."
+                )
             cutoff = now
         ingested = parse_cutoff(as_ingested, now=now) if as_ingested is not None else None
         return Ask(cutoff, ingested, self.pinned_cutoff is not None, tuple(notes))

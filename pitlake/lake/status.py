@@ -114,9 +114,8 @@ def describe_gaps(gaps: list[Gap]) -> str:
     if not bad:
         return ""
     shown = "; ".join(
-        f"{g.symbol} {g.date_key.isoformat() if g.date_key else ''}: {g.status} ({g.reason})".replace(
-            "  ", " "
-        )
+        " ".join([g.symbol, *([g.date_key.isoformat()] if g.date_key else [])])
+        + f": {g.status} ({g.reason})"
         for g in bad[:MAX_LISTED]
     )
     more = f"; … and {len(bad) - MAX_LISTED} more" if len(bad) > MAX_LISTED else ""

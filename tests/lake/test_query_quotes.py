@@ -221,6 +221,8 @@ def test_a_future_as_of_is_answered_as_of_now(
     assert r.as_of == "2025-06-04T16:00:00+08:00" and "future" in r.message
     assert r.effective_trade_date == "2025-06-04"
     assert lk.quotes(A).as_of == "2025-06-04T16:00:00+08:00"  # as_of omitted = now
+    today = lk.quotes(A, as_of="2025-06-04")  # the end of today: simply now, no note
+    assert today.as_of == "2025-06-04T16:00:00+08:00" and "future" not in today.message
     lk.close()
 
 
