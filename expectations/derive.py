@@ -45,7 +45,8 @@ EVENT_TIME: dict[str, time] = {
     "dragon_tiger": SESSION_CLOSE,  # the list is published after the close
     "financials": END_OF_DAY,  # the period has ended only at the end of its last day
 }
-PRICE_TICK = 0.01  # 元: limit prices are rounded to the tick
+PRICE_TICK = 0.01  # 元: limit prices are rounded to the tick, so they exceed the exact limit
+ROUNDING = PRICE_TICK / 2  # by at most half a tick
 _ST_NAME = re.compile(r"^[S*]*ST")
 _NAT = np.datetime64("NaT", "s")
 
@@ -73,7 +74,7 @@ def days(col: pd.Series | None, n: int) -> np.ndarray:
     if isinstance(dtype, pd.DatetimeTZDtype):
         local = col.dt.tz_convert(BEIJING).dt.tz_localize(None)
         return local.to_numpy().astype("datetime64[D]").astype("datetime64[s]")
-    if np.issubdtype(dtype, np.datetime64):
+    if pd.api.types.is_datetime64_dtype(dtype):
         return col.to_numpy().astype("datetime64[D]").astype("datetime64[s]")
     if pd.api.types.is_object_dtype(dtype):
         try:  # the common case: datetime.date objects (pandas 3 reading date32)
@@ -163,8 +164,9 @@ class _LimitTable:
         self._table = pd.DataFrame(columns=["normal", "st_before", "st_after"], dtype="float64")
 
     def lookup(self, codes: pd.Index) -> np.ndarray:
+        codes = pd.Index([c if isinstance(c, str) else None for c in codes], dtype=object)
         with self._lock:
-            missing = codes.difference(self._table.index)
+            missing = codes.dropna().difference(self._table.index, sort=False)
             if len(missing):
                 rows = pd.DataFrame(
                     [_limits_of(c) for c in missing],
@@ -227,8 +229,9 @@ def price_move_columns(
     st_symbols: Collection[str],
     new_listings: Collection[str] | Mapping[str, date],
 ) -> dict[str, object]:
-    """Observed move vs the allowed move. Quotes compare prices in 元 with one tick of rounding
-    tolerance; dragon_tiger has only pct_chg, so the tick becomes percent points of price."""
+    """Observed move vs the allowed move. Quotes compare prices in 元, allowing the half tick
+    by which a rounded limit price can exceed the exact limit; dragon_tiger has only pct_chg,
+    so that half tick becomes percent points of the price (plus pct_chg's own rounding)."""
     limit = limit_ratios(frame, day, st_symbols, new_listings)
     close, pct = _numeric(frame, "close"), _numeric(frame, "pct_chg")
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -237,11 +240,11 @@ def price_move_columns(
             ref = _numeric(frame, "pre_close")
             ref = np.where(np.isnan(ref) | (ref <= 0), ref_from_pct, ref)
             move = np.abs(close - ref)
-            allowed = ref * limit + PRICE_TICK + 1e-9
+            allowed = ref * limit + ROUNDING + 1e-6
         else:
             move = np.abs(pct)
-            tick_pct = np.where(ref_from_pct > 0, PRICE_TICK / ref_from_pct * 100.0, 0.5)
-            allowed = limit * 100.0 + tick_pct + 0.01 + 1e-9  # + pct_chg's own rounding
+            tick_pct = np.where(ref_from_pct > 0, ROUNDING / ref_from_pct * 100.0, 0.25)
+            allowed = limit * 100.0 + tick_pct + 0.01 + 1e-6  # + pct_chg's own rounding
     return {MOVE: move, ALLOWED_MOVE: allowed}
 
 

@@ -220,7 +220,7 @@ def _quotes() -> list:
         _price_limit(
             "close",
             "|close − pre_close| within the board's limit (main ±10 %, "
-            "STAR/ChiNext ±20 %, BSE ±30 %, ST ±5 % before 2026-07-06) + one tick",
+            "STAR/ChiNext ±20 %, BSE ±30 %, ST ±5 % before 2026-07-06) + half a tick of rounding",
         ),
     ]
 
@@ -289,7 +289,7 @@ def _news() -> list:
 
 
 def _dragon_tiger() -> list:
-    return [_price_limit("pct_chg", "|pct_chg| within the board's limit + one tick")]
+    return [_price_limit("pct_chg", "|pct_chg| within the board's limit + rounding")]
 
 
 def _adj_factors() -> list:

@@ -1,0 +1,192 @@
+"""Canonical batches per dataset (known_at stamped by pitlake.pit's real rules) and a warm GX
+context shared by the whole session (building it costs seconds; validating costs ~70 ms)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pitlake.calendar import BEIJING
+from pitlake.pit import apply_known_at
+from schemas import SCHEMAS
+
+D = date(2025, 6, 4)  # a Wednesday session
+PREV = date(2025, 6, 3)  # the session before (06-02 was the Dragon Boat holiday)
+# After D's Beijing day has ended: day-end facts (dragon-tiger lists) are known by then.
+FETCHED = datetime(2025, 6, 5, 0, 30, tzinfo=BEIJING)
+EVENING = datetime(2025, 6, 4, 18, 30, tzinfo=BEIJING)  # the nightly cron's time
+VALIDATED = datetime(2025, 6, 5, 0, 31, tzinfo=BEIJING)
+SYMBOLS = ["600519.SH", "000001.SZ", "300750.SZ", "688981.SH", "430047.BJ", "600000.SH"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_gx() -> Any:
+    """One GX context for every test: built once, as in a real process."""
+    from expectations.context import state
+
+    return state()
+
+
+def _finish(dataset: str, frame: pd.DataFrame, fetched_at: datetime, source: str) -> pd.DataFrame:
+    schema = SCHEMAS[dataset]
+    frame = frame.reindex(columns=schema.columns)
+    frame = apply_known_at(schema.known_at_rule, frame, fetched_at)
+    frame["source"] = pd.Series(source, index=frame.index, dtype="str")
+    frame["known_at_basis"] = frame["known_at_basis"].astype("str")
+    for col in frame.columns:  # the canonical string dtype, as a normaliser leaves it
+        if (
+            col in schema.columns
+            and frame[col].dtype == object
+            and isinstance(next((v for v in frame[col] if v is not None), None), str)
+        ):
+            frame[col] = frame[col].astype("str")
+    return frame
+
+
+def quotes(
+    day: date = D, symbols: list[str] | None = None, fetched_at: datetime = FETCHED
+) -> pd.DataFrame:
+    symbols = symbols or SYMBOLS
+    n = len(symbols)
+    pre = np.linspace(10.0, 20.0, n)
+    close = np.round(pre * 1.02, 2)
+    open_ = np.round(pre * 0.99, 2)
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(symbols, dtype="str"),
+            "trade_date": [day] * n,
+            "open": open_,
+            "high": np.round(np.maximum(open_, close) * 1.01, 2),
+            "low": np.round(np.minimum(open_, close) * 0.99, 2),
+            "close": close,
+            "pre_close": pre,
+            "volume": np.full(n, 1.0e6),
+            "amount": np.full(n, 1.5e7),
+            "pct_chg": np.round((close / pre - 1) * 100, 2),
+            "turnover_rate": np.full(n, 1.2),
+        }
+    )
+    return _finish("quotes", frame, fetched_at, "tushare")
+
+
+def adj_factors(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    n = len(SYMBOLS)
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(SYMBOLS, dtype="str"),
+            "trade_date": [day] * n,
+            "adj_factor": np.linspace(1.0, 3.0, n),
+        }
+    )
+    return _finish("adj_factors", frame, fetched_at, "tushare")
+
+
+def valuation(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    n = len(SYMBOLS)
+    schema = SCHEMAS["valuation"]
+    frame = pd.DataFrame({c: np.linspace(1.0, 2.0, n) for c in schema.columns[2:]})
+    frame.insert(0, "trade_date", [day] * n)
+    frame.insert(0, "symbol", pd.array(SYMBOLS, dtype="str"))
+    return _finish("valuation", frame, fetched_at, "tushare")
+
+
+def dragon_tiger(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(["600519.SH", "600519.SH", "300750.SZ"], dtype="str"),
+            "trade_date": [day] * 3,
+            "reason": pd.array(
+                ["日涨幅偏离值达7%", "连续三个交易日内涨幅偏离值累计达20%", "日涨幅偏离值达15%"],
+                dtype="str",
+            ),
+            "name": pd.array(["贵州茅台", "贵州茅台", "宁德时代"], dtype="str"),
+            "close": [1500.0, 1500.0, 250.0],
+            "pct_chg": [9.98, 9.98, 19.99],
+            "turnover_rate": [0.5, 0.5, 3.0],
+            "buy_amount": [1e8, 1e8, 2e8],
+            "sell_amount": [5e7, 5e7, 1e8],
+            "net_buy": [5e7, 5e7, 1e8],
+            "billboard_amount": [1.5e8, 1.5e8, 3e8],
+            "market_amount": [1e9, 1e9, 2e9],
+            "float_mv": [1e12, 1e12, 8e11],
+            "seats": [None, None, None],
+        }
+    )
+    return _finish("dragon_tiger", frame, fetched_at, "akshare")
+
+
+def financials(fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(["600519.SH", "000001.SZ"], dtype="str"),
+            "statement": pd.array(["income", "income"], dtype="str"),
+            "report_period": [date(2025, 3, 31), date(2024, 12, 31)],
+            "report_type": pd.array(["1", "1"], dtype="str"),
+            "ann_date": [date(2025, 4, 25), date(2025, 3, 15)],
+            "revision_date": [None, None],
+            "update_flag": pd.array(["1", "1"], dtype="str"),
+            "undated_revision": [False, False],
+            "revenue": [5.0e10, 3.0e10],
+            "net_profit": [2.0e10, 1.0e10],
+            "extra": [None, None],
+        }
+    )
+    return _finish("financials", frame, fetched_at, "tushare")
+
+
+def news(fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    published = pd.Series(
+        pd.to_datetime(["2025-06-04T09:00:00+08:00", "2025-06-04T17:45:00+08:00", None], utc=True)
+    ).astype("datetime64[us, UTC]")
+    frame = pd.DataFrame(
+        {
+            "news_id": pd.array(["n1", "n2", "n3"], dtype="str"),
+            "symbols": [["600519.SH"], [], ["000001.SZ"]],
+            "title": pd.array(["茅台公告", "市场综述", "平安银行"], dtype="str"),
+            "content": pd.array(["…", "…", "…"], dtype="str"),
+            "url": pd.array(["https://example.invalid/n1", None, None], dtype="str"),
+            "published_at": published,
+            "sources": [["akshare:em"], ["tushare:news"], ["akshare:em"]],
+        }
+    )
+    return _finish("news", frame, fetched_at, "akshare")
+
+
+def calendar(fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    days = [D + timedelta(days=i) for i in range(4)]
+    frame = pd.DataFrame(
+        {
+            "exchange": pd.array(["XSHG"] * 4, dtype="str"),
+            "date": days,
+            "is_open": [True, True, False, False],
+        }
+    )
+    return _finish("calendar", frame, fetched_at, "tushare")
+
+
+BUILDERS = {
+    "quotes": quotes,
+    "adj_factors": adj_factors,
+    "valuation": valuation,
+    "dragon_tiger": dragon_tiger,
+    "financials": financials,
+    "news": news,
+    "calendar": calendar,
+}
+
+
+def ctx(**kw: Any):
+    from expectations.gate import RunContext
+
+    base: dict[str, Any] = {
+        "run_id": "run-1",
+        "fetched_at": FETCHED,
+        "expected_trade_date": D,
+        "validated_at": VALIDATED,
+    }
+    base.update(kw)
+    return RunContext(**base)
