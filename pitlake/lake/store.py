@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pitlake.calendar import beijing
@@ -148,8 +149,15 @@ def _to_utc(value: datetime | pd.Timestamp, what: str) -> pd.Timestamp:
 
 
 def _date_series(s: pd.Series, name: str) -> pd.Series:
-    if s.dtype == object and s.map(lambda v: v is None or isinstance(v, date)).all():
-        return s.map(lambda v: v.date() if isinstance(v, datetime) else v)
+    if s.dtype == object:
+        try:  # the usual case, datetime.date objects: Arrow checks them in C
+            pa.array(s, type=pa.date32(), from_pandas=True)
+            if not s.map(lambda v: isinstance(v, datetime)).any():
+                return s
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
+        if s.map(lambda v: v is None or isinstance(v, date)).all():
+            return s.map(lambda v: v.date() if isinstance(v, datetime) else v)
     parsed = pd.to_datetime(s, errors="raise")
     if getattr(parsed.dt, "tz", None) is not None:
         raise ValueError(f"column {name}: expected dates, got timestamps with a zone")
@@ -274,6 +282,34 @@ def new_versions(
     return inc.drop(columns=[_SEQ, _STORED_MAX, _REVISED]), revisions
 
 
+def conform(table: pa.Table, schema: DatasetSchema) -> pa.Table:
+    """A stored table in exactly the current schema (columns added later read as null)."""
+    target = schema.arrow_schema
+    if table.schema.equals(target, check_metadata=False):
+        return table.replace_schema_metadata(None)
+    arrays = [
+        table[f.name].cast(f.type) if f.name in table.column_names else pa.nulls(len(table), f.type)
+        for f in target
+    ]
+    return pa.Table.from_arrays(arrays, schema=target)
+
+
+def _versions_matching(
+    table: pa.Table | None, schema: DatasetSchema, batch: pd.DataFrame
+) -> pd.DataFrame | None:
+    """The stored rows whose key columns each take a value seen in `batch` (a superset of the
+    batch's keys, filtered in Arrow), as pandas for the version comparison."""
+    if table is None or table.num_rows == 0:
+        return None
+    mask = None
+    for k in schema.key:
+        values = pa.array(pd.unique(batch[k]).tolist(), type=table.schema.field(k).type)
+        hit = pc.is_in(table[k], value_set=values)
+        mask = hit if mask is None else pc.and_(mask, hit)
+    found = table.filter(mask)
+    return found.to_pandas() if found.num_rows else None
+
+
 # ---------------------------------------------------------------- the store
 
 
@@ -363,8 +399,9 @@ class LakeStore:
             for value in sorted(set(values)):
                 sub = batch[values == value]
                 with locked(self.partition_dir(schema.name, value)):
-                    existing = self.read_partition(schema.name, value)
-                    added, revisions = new_versions(schema, sub, existing, ingested)
+                    existing = self._read_table(schema, value)
+                    stored = _versions_matching(existing, schema, sub)
+                    added, revisions = new_versions(schema, sub, stored, ingested)
                     self._merge_into_partition(schema, value, existing, added, result)
                     result.revisions += revisions
         else:
@@ -379,7 +416,7 @@ class LakeStore:
                 )
                 for value in sorted(set(values)):
                     with locked(self.partition_dir(schema.name, value)):
-                        current = self.read_partition(schema.name, value)
+                        current = self._read_table(schema, value)
                         self._merge_into_partition(
                             schema, value, current, added[values == value], result
                         )
@@ -397,25 +434,31 @@ class LakeStore:
 
     def _versions_of_keys(self, schema: DatasetSchema, batch: pd.DataFrame) -> pd.DataFrame | None:
         """Stored versions of the batch's keys, wherever they are partitioned."""
-        key = list(schema.key)
-        wanted = batch[key].drop_duplicates()
-        cols = [*key, *schema.value_columns, "known_at"]
-        frames = []
-        for part in self.list_partitions(schema.name):
-            stored = pq.ParquetFile(part.path).read(columns=cols).to_pandas()
-            frames.append(stored.merge(wanted, on=key, how="inner"))
-        frames = [f for f in frames if len(f)]
-        return pd.concat(frames, ignore_index=True) if frames else None
+        cols = list(dict.fromkeys([*schema.key, *schema.value_columns, "known_at"]))
+        frames = [
+            _versions_matching(pq.ParquetFile(part.path).read(columns=cols), schema, batch)
+            for part in self.list_partitions(schema.name)
+        ]
+        found = [f for f in frames if f is not None and len(f)]
+        return pd.concat(found, ignore_index=True) if found else None
+
+    def _read_table(self, schema: DatasetSchema, value: str) -> pa.Table | None:
+        path = self.partition_path(schema.name, value)
+        if not path.is_file():
+            return None
+        return conform(pq.ParquetFile(path).read(), schema)
 
     def _merge_into_partition(
         self,
         schema: DatasetSchema,
         value: str,
-        existing: pd.DataFrame | None,
+        existing: pa.Table | None,
         added: pd.DataFrame,
         result: WriteResult,
     ) -> None:
-        """Caller holds the partition lock. Rewrites the file only when rows were added."""
+        """Caller holds the partition lock. Rewrites the file only when rows were added.
+        Concatenation and the sort run in Arrow: a nightly append to a year of the whole
+        market must not round-trip a million rows through pandas."""
         path = self.partition_path(schema.name, value)
         for stale in path.parent.glob(f".{PART_FILE}.*.tmp"):  # left by a crashed writer
             stale.unlink(missing_ok=True)
@@ -424,12 +467,11 @@ class LakeStore:
                 rows = pq.ParquetFile(path).metadata.num_rows
                 result.partitions.append(PartitionFile(value, path, rows, file_sha256(path)))
             return
-        frames = [f for f in (existing, added[schema.all_columns]) if f is not None and len(f)]
-        merged = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        merged = merged.sort_values(schema.sort_columns, kind="stable", ignore_index=True)
-        table = pa.Table.from_pandas(
-            merged[schema.all_columns], schema=schema.arrow_schema, preserve_index=False
+        new = pa.Table.from_pandas(
+            added[schema.all_columns], schema=schema.arrow_schema, preserve_index=False
         ).replace_schema_metadata(None)
+        merged = pa.concat_tables([existing, new]) if existing is not None else new
+        table = merged.sort_by([(c, "ascending") for c in schema.sort_columns])
         data = parquet_bytes(table)
         atomic_write_bytes(path, data)
         sha = hashlib.sha256(data).hexdigest()
