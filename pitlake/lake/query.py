@@ -566,6 +566,12 @@ class Lake:
             notes.append(describe_gaps(gaps))
         elif status is ResultStatus.NO_DATA:
             notes.append(f"The fetch for {win.target} succeeded with no rows for this request.")
+        elif gaps:
+            absent = sorted({g.symbol for g in gaps})
+            notes.append(
+                f"No rows for {', '.join(absent[:20])}{' …' if len(absent) > 20 else ''} "
+                "(the fetch succeeded without them, e.g. a suspension)."
+            )
         sort = [date_col, "symbol", *schema.key] if not symbols else ["symbol", date_col]
         frame = frame.sort_values(list(dict.fromkeys(sort)), kind="stable")
         columns = [*schema.columns, *BITEMPORAL_COLUMNS]

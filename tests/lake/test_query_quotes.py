@@ -149,6 +149,7 @@ def test_a_symbol_missing_from_a_successful_market_fetch_is_no_data(
     both = lake.quotes([A, B], end="2025-06-05", as_of="2025-06-05")
     assert both.status is ResultStatus.OK and [d["symbol"] for d in both.data] == [B]
     assert both.meta["gaps"][0]["symbol"] == A and both.meta["gaps"][0]["status"] == "NO_DATA"
+    assert A in both.message and "succeeded without them" in both.message
 
 
 def test_a_symbol_level_failure_beats_the_market_entry(
