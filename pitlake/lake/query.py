@@ -848,12 +848,7 @@ class Lake:
             extra["total_rows"] = len(frame)
             frame = frame.head(limit)
         scopes = symbols or [WHOLE_MARKET]
-        entries = [
-            e
-            for e in self.catalog.ledger_entries(
-                "news", start=start, symbol=[*scopes, WHOLE_MARKET]
-            )
-        ]
+        entries = self.catalog.ledger_entries("news", start=start, symbol=[*scopes, WHOLE_MARKET])
         ledger = LedgerView(entries)
         gaps = []
         if frame.empty:
