@@ -28,6 +28,16 @@ class KnownAtBasis(StrEnum):
     FIRST_SEEN = "first_seen"
 
 
+# Bases that date a fact by a calendar day (end of that Beijing day) rather than by an instant.
+# A fact fetched during its own day is already public; it is merely *dated* at the day's end,
+# which is conservative for serving. Such a known_at may therefore lie later than the fetch
+# on the same Beijing day. Instants (a session close, an ex-date open, a vendor publish time,
+# first_seen) may never lie after the fetch: that is a pre-close bar or a future stamp.
+DATE_ONLY_BASES: frozenset[str] = frozenset(
+    {"day_end", "announcement", "revision", "statutory_deadline"}
+)
+
+
 # ---------------------------------------------------------------- cutoffs
 
 
@@ -58,6 +68,16 @@ def parse_cutoff(value: str | date | datetime | None, *, now: datetime | None = 
             f"invalid as_of {shown!r}: expected YYYY-MM-DD or an ISO-8601 timestamp"
         ) from None
     return parse_cutoff(parsed)
+
+
+def latest_admissible_known_at(basis: pd.Series, ingested_at: datetime) -> pd.Series:
+    """Per row, the latest known_at a batch ingested at `ingested_at` may carry: the end of
+    the ingestion's Beijing day for date-only bases, the ingestion instant otherwise."""
+    at = pd.Timestamp(ingested_at if ingested_at.tzinfo else ingested_at.replace(tzinfo=BEIJING))
+    day_end = pd.Timestamp(end_of_beijing_day(at.tz_convert(BEIJING).date()))
+    limit = pd.Series(at.tz_convert("UTC"), index=basis.index).astype(KNOWN_AT_DTYPE)
+    date_only = basis.astype(str).isin(DATE_ONLY_BASES)
+    return limit.where(~date_only, day_end.tz_convert("UTC")).astype(KNOWN_AT_DTYPE)
 
 
 def iso_beijing(at: datetime | pd.Timestamp | None) -> str | None:
@@ -244,8 +264,12 @@ def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
     known = _dates_at(latest.dt.date if len(frame) else latest, END_OF_DAY)
     undated = frame.get("undated_revision", pd.Series(False, index=frame.index))
     undated = undated.fillna(False).astype(bool)
+    # A report with no announcement date, seen before its deadline, was public when we saw
+    # it: the deadline would date it in the future, so it is dated first_seen instead.
+    seen = _fetched(frame, fetched_at)
+    undated = undated | (no_date & (known > seen))
     if undated.any():
-        known = known.where(~undated, _fetched(frame, fetched_at))
+        known = known.where(~undated, seen)
         basis = basis.where(~undated, KnownAtBasis.FIRST_SEEN.value)
     return known.astype(KNOWN_AT_DTYPE), basis
 

@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 
 from pitlake.calendar import beijing
 from pitlake.lake.locking import locked
-from pitlake.pit import KnownAtBasis, iso_beijing
+from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
 from schemas import DatasetSchema
 from schemas import get as get_schema
 
@@ -198,7 +198,9 @@ def canonical_batch(
     null_cols = [c for c in (*schema.key, *SUPPLIED_BITEMPORAL) if df[c].isna().any()]
     if null_cols:
         raise ValueError(f"{schema.name}: null values in required columns {null_cols}")
-    late = df["known_at"] > ingested_at
+    # Date-only facts (day_end, announcement, …) fetched during their own Beijing day carry
+    # that day's end; any other known_at after ingestion is a future stamp.
+    late = df["known_at"] > latest_admissible_known_at(df["known_at_basis"], ingested_at)
     if late.any():
         first = df.loc[late, "known_at"].iloc[0]
         raise ValueError(
@@ -265,7 +267,12 @@ def new_versions(
     # Once a key's change is undatable, every later change of it in this batch is too.
     undatable = undatable.astype("int8").groupby([inc[k] for k in key], sort=False).cummax()
     undatable = undatable.astype(bool).to_numpy()
-    inc.loc[undatable, "known_at"] = ingested_at
+    # first_seen, but never at or before the version it supersedes: a date-only version
+    # (end of day) may sort after a same-day ingestion instant.
+    floor = pd.concat([inc[_STORED_MAX], prev], axis=1).max(axis=1) + pd.Timedelta(microseconds=1)
+    seen = pd.Series(ingested_at, index=inc.index).astype("datetime64[us, UTC]")
+    first_seen = seen.where(floor.isna() | (seen > floor), floor)
+    inc.loc[undatable, "known_at"] = first_seen[undatable]
     inc.loc[undatable, "known_at_basis"] = KnownAtBasis.FIRST_SEEN.value
     inc[_REVISED] = undatable
     # Several undatable changes of one key in one batch: the last one is the vendor's current.

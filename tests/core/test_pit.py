@@ -196,3 +196,23 @@ def test_iso_beijing() -> None:
     )
     assert pit.iso_beijing(None) is None
     assert pit.iso_beijing(pd.Timestamp("2025-06-03 07:00", tz="UTC")).endswith("+08:00")
+
+
+def test_latest_admissible_known_at_by_basis() -> None:
+    ingest = datetime(2025, 6, 3, 18, 30, tzinfo=BEIJING)
+    basis = pd.Series(["day_end", "announcement", "session_close", "published", "first_seen"])
+    limit = pit.latest_admissible_known_at(basis, ingest)
+    eod = _utc(pit.end_of_beijing_day(date(2025, 6, 3)))
+    assert limit.tolist() == [eod, eod, _utc(ingest), _utc(ingest), _utc(ingest)]
+
+
+def test_undated_report_seen_before_its_deadline_is_first_seen() -> None:
+    f = pd.DataFrame(
+        {"report_period": [date(2025, 3, 31)], "ann_date": [None], "revision_date": [None]}
+    )
+    early = datetime(2025, 4, 20, 21, 0, tzinfo=BEIJING)
+    out = pit.apply_known_at("financials", f, early)
+    assert out["known_at_basis"].iloc[0] == "first_seen"
+    assert out["known_at"].iloc[0] == _utc(early)
+    late = pit.apply_known_at("financials", f, FETCHED)  # fetched after the deadline
+    assert late["known_at_basis"].iloc[0] == "statutory_deadline"
