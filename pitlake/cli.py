@@ -1,5 +1,6 @@
-"""`pitlake` command line. Heavy imports (Prefect, GX, DuckDB) happen inside commands, so
-`pitlake --help` and `pitlake query` stay fast."""
+"""`pitlake` command line. Each command lives in its own module and imports its heavy
+dependencies (Prefect, GX, DuckDB, FastAPI) inside the command body, so `pitlake --help` and
+`pitlake query` stay fast."""
 
 from __future__ import annotations
 
@@ -19,11 +20,19 @@ def _root() -> None:
     """Point-in-time data lake for China A-share market data."""
 
 
-@app.command()
-def ingest() -> None:
-    """Run the nightly ingest flow (not implemented yet: lands with the flows issue)."""
-    typer.echo("pitlake ingest: not implemented yet (lands with the Prefect flows issue)", err=True)
-    raise typer.Exit(2)
+def _register() -> None:
+    from pitlake.commands import ingest as ingest_cmd
+
+    ingest_cmd.register(app)
+    try:
+        from pitlake.commands import query as query_cmd
+    except ImportError:  # lands with the query API
+        pass
+    else:
+        query_cmd.register(app)
+
+
+_register()
 
 
 def main() -> None:

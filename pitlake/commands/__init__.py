@@ -1,0 +1,1 @@
+"""CLI commands, one module each; `register(app)` adds a module's commands to the app."""
