@@ -13,6 +13,7 @@ The adapters (pitlake.vendors.tushare / .akshare) are imported only when a route
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,10 +96,30 @@ def build_clients(
         }
     return {
         v: ResilientClient(
-            _live_client(v, record_dir), RateLimiter.for_vendor(v, env), policy or RetryPolicy()
+            _live_client(v, record_dir),
+            RateLimiter.for_vendor(v, env),
+            policy or RetryPolicy(),
+            max_in_flight=max_in_flight(v, env),
         )
         for v in vendors
     }
+
+
+DEFAULT_MAX_IN_FLIGHT = {"tushare": 4, "akshare": 2}
+
+
+def max_in_flight(vendor: str, env: Mapping[str, str] | None = None) -> int:
+    """Concurrent calls allowed to one vendor: PITLAKE_<VENDOR>_MAX_IN_FLIGHT, else a
+    default that keeps a backfill's threads from tripping the vendor's IP blocks."""
+    env = os.environ if env is None else env
+    raw = env.get(f"PITLAKE_{vendor.upper()}_MAX_IN_FLIGHT", "")
+    try:
+        n = int(raw) if raw.strip() else DEFAULT_MAX_IN_FLIGHT.get(vendor, 2)
+    except ValueError:
+        raise InvalidArgumentsError(
+            f"PITLAKE_{vendor.upper()}_MAX_IN_FLIGHT must be an integer, got {raw!r}"
+        ) from None
+    return max(1, n)
 
 
 def _load_adapter(vendor: str) -> AdapterFactory:

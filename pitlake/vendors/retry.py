@@ -173,12 +173,15 @@ class ResilientClient:
         inner: VendorClient,
         bucket: RateLimiter | None = None,
         policy: RetryPolicy | None = None,
+        max_in_flight: int | None = None,
     ) -> None:
         self.inner = inner
         self.vendor = inner.vendor
         self.bucket = bucket or RateLimiter.unlimited()
         self.policy = policy or RetryPolicy()
         self._lock = threading.Lock()
+        # Bounds concurrent calls to this vendor across a run's threads (None: unbounded).
+        self._in_flight = threading.BoundedSemaphore(max_in_flight) if max_in_flight else None
         self.calls = 0
         self.attempts = 0
 
@@ -196,7 +199,11 @@ class ResilientClient:
             self.bucket.acquire(endpoint)
             attempts += 1
             try:
-                frame = self.inner.call(endpoint, **params)
+                if self._in_flight is None:
+                    frame = self.inner.call(endpoint, **params)
+                else:
+                    with self._in_flight:
+                        frame = self.inner.call(endpoint, **params)
             except Exception as exc:
                 err = self._typed(exc, endpoint)
                 if isinstance(err, VendorNotConfiguredError):
