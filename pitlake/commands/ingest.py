@@ -1,15 +1,253 @@
-"""`pitlake ingest` and `pitlake dq`: run the Prefect flows and rebuild Data Docs."""
+"""`pitlake ingest` (run the nightly or backfill flow in Prefect's ephemeral mode) and
+`pitlake dq` (rebuild the Data Docs)."""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from typing import Annotated, Any
+
 import typer
 
+EXIT_FAILED = 1
+EXIT_INVALID = 2
 
-def ingest() -> None:
-    """Run the nightly ingest flow (not implemented yet: lands with the flows issue)."""
-    typer.echo("pitlake ingest: not implemented yet", err=True)
-    raise typer.Exit(2)
+
+def _lake(lake: str | None) -> str:
+    return lake or os.environ.get("PITLAKE_HOME") or "lake"
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    out = [p.strip() for v in values for p in v.split(",") if p.strip()]
+    return out or None
+
+
+def _print_summary(summary: dict[str, Any], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    ok = summary["completed"]
+    table = Table(title=f"{title}: {'Completed' if ok else 'Failed'}", title_justify="left")
+    for col in ("dataset", "status", "units", "rows", "added", "vendor", "expectations", "message"):
+        table.add_column(col, overflow="fold")
+    for d in summary["datasets"]:
+        style = "green" if d["status"] in ("OK", "NO_DATA", "NOT_CONFIGURED", "SKIPPED") else "red"
+        table.add_row(
+            d["dataset"],
+            f"[{style}]{d['status']}[/{style}]",
+            str(d["units"]),
+            str(d["rows"]),
+            str(d["rows_added"]),
+            ", ".join(d["vendors"]) or "—",
+            ", ".join(d["expectations"]) or "—",
+            "" if d["status"] in ("OK", "SKIPPED") else (d.get("message") or "")[:200],
+        )
+    Console(stderr=False).print(table)
+
+
+def ingest(
+    date: Annotated[str | None, typer.Option("--date", help="One session (nightly flow).")] = None,
+    start: Annotated[str | None, typer.Option(help="Backfill from this date.")] = None,
+    end: Annotated[str | None, typer.Option(help="Backfill through this date.")] = None,
+    datasets: Annotated[
+        list[str] | None, typer.Option("--datasets", help="Comma-separated datasets.")
+    ] = None,
+    symbols: Annotated[
+        list[str] | None, typer.Option("--symbols", help="Comma-separated symbols.")
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(help="replay:DIR for recorded data; default: the live vendor chain."),
+    ] = None,
+    vendors: Annotated[
+        str | None, typer.Option(help="Live vendors in chain order, e.g. tushare,akshare.")
+    ] = None,
+    lake: Annotated[
+        str | None, typer.Option(help="Lake directory ($PITLAKE_HOME, ./lake).")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Backfill: refetch units the ledger has.")] = False,
+    not_ready_retries: Annotated[
+        int, typer.Option(help="Nightly: refetch NOT_READY datasets this many times.")
+    ] = 1,
+    not_ready_delay: Annotated[
+        float, typer.Option(help="Nightly: seconds to wait before refetching.")
+    ] = 900.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Prefect's logs.")] = False,
+) -> None:
+    """Ingest into the lake: one session with the nightly flow (--date, default the latest
+    closed session), or a range with the backfill flow (--start/--end). Exits non-zero if
+    the run did not complete."""
+    from pitlake.errors import InvalidArgumentsError
+
+    # Prefect's own INFO logs (temporary server, task states) are noise on the CLI.
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
+    if source and vendors:
+        typer.echo("give --source or --vendors, not both", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    if vendors:
+        source = f"vendors:{vendors}"
+    if date and (start or end):
+        typer.echo("give --date, or --start and --end, not both", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    if bool(start) != bool(end):
+        typer.echo("--start and --end go together", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    try:
+        summary, title = _run(
+            date=date,
+            start=start,
+            end=end,
+            datasets=_split(datasets),
+            symbols=_split(symbols),
+            source=source,
+            lake=_lake(lake),
+            force=force,
+            not_ready_retries=not_ready_retries,
+            not_ready_delay=not_ready_delay,
+            show_progress=not as_json and sys.stderr.isatty(),
+        )
+    except InvalidArgumentsError as e:
+        typer.echo(f"invalid arguments: {e}", err=True)
+        raise typer.Exit(EXIT_INVALID) from None
+    if as_json:
+        typer.echo(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
+    else:
+        _print_summary(summary, title)
+    if not summary["completed"]:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _run(
+    *,
+    date: str | None,
+    start: str | None,
+    end: str | None,
+    datasets: list[str] | None,
+    symbols: list[str] | None,
+    source: str | None,
+    lake: str,
+    force: bool,
+    not_ready_retries: int,
+    not_ready_delay: float,
+    show_progress: bool,
+) -> tuple[dict[str, Any], str]:
+    # Validate before paying for Prefect's start-up.
+    from pitlake import ingest as core
+    from pitlake.calendar import to_date
+    from pitlake.symbols import canonical_many
+    from pitlake.vendors.registry import parse_source
+
+    parse_source(source)
+    canonical_many(symbols)
+    if date:
+        to_date(date)
+    if start and end:
+        core.month_chunks(to_date(start), to_date(end))
+    core.check_datasets(datasets, core.BACKFILL_DATASETS if start else core.NIGHTLY_DATASETS)
+
+    run_id = core.new_run_id("backfill" if start else "nightly")
+    if start and end:
+        from flows.backfill import backfill
+
+        title = f"pitlake backfill {start}..{end}"
+        with _progress(show_progress, title):
+            backfill(
+                start=start,
+                end=end,
+                datasets=datasets,
+                symbols=symbols,
+                force=force,
+                source=source,
+                lake=lake,
+                run_id=run_id,
+                return_state=True,
+            )
+    else:
+        from flows.nightly import nightly
+
+        title = f"pitlake nightly {date or '(latest closed session)'}"
+        nightly(
+            trade_date=date,
+            datasets=datasets,
+            symbols=symbols,
+            source=source,
+            lake=lake,
+            run_id=run_id,
+            not_ready_retries=not_ready_retries,
+            not_ready_delay_seconds=not_ready_delay,
+            return_state=True,
+        )
+    from pitlake.lake.catalog import Catalog
+
+    catalog = Catalog(lake_root=lake)
+    try:
+        run = catalog.run(run_id)
+    finally:
+        catalog.close()
+    if run is None or not run.summary:
+        raise RuntimeError(f"run {run_id} left no summary in the catalog; see Prefect's log")
+    return run.summary, title
+
+
+class _progress:
+    """A rich progress bar fed by pitlake.progress (backfill units planned and done)."""
+
+    def __init__(self, enabled: bool, title: str) -> None:
+        self.enabled = enabled
+        self.title = title
+
+    def __enter__(self) -> _progress:
+        if not self.enabled:
+            return self
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        from pitlake import progress
+
+        self.bar = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            transient=True,
+        )
+        self.task = self.bar.add_task(self.title, total=0)
+        self.bar.start()
+
+        def sink(done: int, more: int) -> None:
+            if more:
+                t = self.bar.tasks[0]
+                self.bar.update(self.task, total=(t.total or 0) + more)
+            if done:
+                self.bar.advance(self.task, done)
+
+        progress.set_sink(sink)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.enabled:
+            return
+        from pitlake import progress
+
+        progress.set_sink(None)
+        self.bar.stop()
+
+
+def dq(
+    lake: Annotated[
+        str | None, typer.Option(help="Lake directory ($PITLAKE_HOME, ./lake).")
+    ] = None,
+) -> None:
+    """Rebuild the Data Docs site under <lake>/dq/ from the catalog's validation results."""
+    from expectations.datadocs import rebuild_data_docs
+
+    path = rebuild_data_docs(_lake(lake))
+    typer.echo(f"Data Docs: {path}")
 
 
 def register(app: typer.Typer) -> None:
     app.command()(ingest)
+    app.command()(dq)
