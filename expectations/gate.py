@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -65,7 +65,9 @@ class RunContext:
     """What the gate must know about the run that fetched the batch.
 
     Give `expected_trade_date` (nightly) or `window_start`/`window_end` (backfill) for the
-    trade-date datasets. `fetched_at` bounds known_at and publish times; naive = Beijing."""
+    trade-date datasets. `fetched_at` is the bound for known_at and publish times ("not after
+    ingestion"); naive datetimes are Beijing wall time. `ingested_at` is carried for callers
+    and does not change the checks."""
 
     run_id: str
     fetched_at: datetime
@@ -79,7 +81,6 @@ class RunContext:
     new_listings: Collection[str] | Mapping[str, date] = frozenset()
     row_count_floor: float | None = None  # overrides suites.ROW_COUNT_FLOOR
     validated_at: datetime | None = None  # the verdict's clock; now when None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -114,34 +115,56 @@ class RunContext:
 # ---------------------------------------------------------------- preparing the batch
 
 
-def validation_frame(dataset: str, frame: pd.DataFrame, ctx: RunContext) -> pd.DataFrame:
-    """The caller's columns (untouched) plus the derived `_dq_` ones, positional index."""
-    vf = frame.reset_index(drop=True)  # a lazy copy under pandas copy-on-write
-    extra: dict[str, object] = {}
+def derived_columns(dataset: str, frame: pd.DataFrame, ctx: RunContext) -> dict[str, Any]:
+    """The `_dq_` columns this dataset's suite checks (arrays aligned with `frame`'s rows)."""
+    extra: dict[str, Any] = {}
     if dataset in TRADE_DATE_DATASETS:
-        extra.update(d.trade_date_columns(dataset, vf))
+        extra.update(d.trade_date_columns(dataset, frame))
     if dataset == "quotes":
-        extra.update(d.quotes_columns(vf))
+        extra.update(d.quotes_columns(frame))
     if dataset in ("quotes", "dragon_tiger"):
         day = extra[d.TRADE_DAY]
-        extra.update(d.price_move_columns(dataset, vf, day, ctx.st_symbols, ctx.new_listings))
+        extra.update(d.price_move_columns(dataset, frame, day, ctx.st_symbols, ctx.new_listings))
     if dataset == "financials":
-        extra.update(d.financials_columns(vf))
-    if not extra:
-        return vf
-    derived = pd.DataFrame(extra, index=vf.index)
-    return pd.concat([vf, derived], axis=1)
+        extra.update(d.financials_columns(frame))
+    return extra
 
 
-def _parameters(
-    schema: DatasetSchema, frame: pd.DataFrame, vf: pd.DataFrame, ctx: RunContext
-) -> dict[str, Any]:
+def referenced_columns(expectation: Any) -> list[str]:
+    kw = expectation.configuration.kwargs
+    cols = [kw[k] for k in ("column", "column_A", "column_B") if kw.get(k)]
+    return cols + list(kw.get("column_list") or [])
+
+
+@dataclass
+class Prepared:
+    """The batch as GX sees it. Table-level expectations (columns, dtypes, row count) read the
+    caller's columns; row-level ones read a frame of just the columns they name, because GX's
+    pandas engine filters the *whole* frame for every pair expectation with missing values
+    (measured: ~0.9 s per pair at 5M rows and 22 columns)."""
+
+    table: pd.DataFrame  # the caller's frame, positional index
+    rows: pd.DataFrame  # referenced caller columns + derived columns, same index
+
+
+def prepare(dataset: str, frame: pd.DataFrame, ctx: RunContext, expectations: list) -> Prepared:
+    table = frame.reset_index(drop=True)  # a lazy copy under pandas copy-on-write
+    extra = derived_columns(dataset, table, ctx)
+    needed: list[str] = []
+    for e in expectations:
+        needed += [c for c in referenced_columns(e) if c not in needed]
+    data = {
+        c: extra[c] if c in extra else table[c] for c in needed if c in extra or c in table.columns
+    }
+    return Prepared(table, pd.DataFrame(data, index=table.index, copy=False))
+
+
+def _parameters(schema: DatasetSchema, frame: pd.DataFrame, ctx: RunContext) -> dict[str, Any]:
     from expectations.suites import ROW_COUNT_FLOOR
 
-    derived = [c for c in vf.columns if c not in frame.columns]
     optional = [c for c in OPTIONAL_COLUMNS if c in frame.columns]
     params: dict[str, Any] = {
-        "expected_columns": [*schema.columns, *REQUIRED_BITEMPORAL, *optional, *derived],
+        "expected_columns": [*schema.columns, *REQUIRED_BITEMPORAL, *optional],
         "fetched_at": pd.Timestamp(ctx.fetched_at).tz_convert("UTC"),
     }
     if schema.name in TRADE_DATE_DATASETS:
@@ -441,30 +464,52 @@ def validate(dataset: str, frame: pd.DataFrame, ctx: RunContext) -> Verdict:
         )
 
 
+def _run(
+    dataset: str, prep: Prepared, params: dict[str, Any], expectations: list, result_format: Any
+) -> list[Any]:
+    """Validate table-level expectations on the caller's frame, row-level ones on the narrow
+    frame; one result per expectation."""
+    from expectations.context import run_suite
+
+    table = [e for e in expectations if not referenced_columns(e)]
+    rows = [e for e in expectations if referenced_columns(e)]
+    results: list[Any] = []
+    for frame, only in ((prep.table, table), (prep.rows, rows)):
+        if only:
+            r = run_suite(dataset, frame, params, result_format=result_format, only=only)
+            if len(r.results) != len(only):
+                raise RuntimeError(
+                    f"GX returned {len(r.results)} results for {len(only)} expectations"
+                )
+            results += r.results
+    return results
+
+
 def _validate(dataset: str, frame: pd.DataFrame, ctx: RunContext, at: datetime) -> Verdict:
-    from expectations.context import run_suite, suite
+    from expectations.context import suite
 
     schema = SCHEMAS[dataset]
-    vf = validation_frame(dataset, frame, ctx)
-    params = _parameters(schema, frame, vf, ctx)
-    first = run_suite(dataset, vf, params, result_format="BOOLEAN_ONLY")
-    if not first.results:
+    expectations = list(suite(dataset).expectations)
+    prep = prepare(dataset, frame, ctx, expectations)
+    params = _parameters(schema, frame, ctx)
+    first = _run(dataset, prep, params, expectations, "BOOLEAN_ONLY")
+    if not first:
         raise RuntimeError("GX returned no expectation results")
-    failing = [r for r in first.results if not r.success or _error_of(r)]
+    failing = [r for r in first if not r.success or _error_of(r)]
     explained: dict[str, Any] = {}
     if failing:
         # Second pass, failed expectations only: counts, sample rows and observed values.
         wanted = {_meta(r.expectation_config)[0] for r in failing}
-        only = [e for e in suite(dataset).expectations if (e.meta or {}).get("check") in wanted]
-        second = run_suite(dataset, vf, params, result_format=SUMMARY, only=only)
-        explained = {_meta(r.expectation_config)[0]: r for r in second.results}
+        only = [e for e in expectations if (e.meta or {}).get("check") in wanted]
+        second = _run(dataset, prep, params, only, SUMMARY)
+        explained = {_meta(r.expectation_config)[0]: r for r in second}
     failed: list[FailedExpectation] = []
     checks: list[CheckResult] = []
-    for res in first.results:
+    for res in first:
         failure = None
         if not res.success or _error_of(res):
             name = _meta(res.expectation_config)[0]
-            failure = _failure(explained.get(name, res), frame, vf, schema)
+            failure = _failure(explained.get(name, res), frame, prep.rows, schema)
             if failure.error is None and _error_of(res):
                 failure.error = _error_of(res)
                 failure.severity = Severity.BLOCKING
@@ -485,12 +530,12 @@ def _validate(dataset: str, frame: pd.DataFrame, ctx: RunContext, at: datetime) 
         dataset,
         ctx,
         frame=frame,
-        evaluated=len(first.results),
+        evaluated=len(first),
         failed=failed,
         checks=checks,
-        trade_days=_distinct_days(vf),
+        trade_days=_distinct_days(prep.rows),
         at=at,
-        suite=first.suite_name or suite(dataset).name,
+        suite=suite(dataset).name,
         too_early=too_early,
     )
 
