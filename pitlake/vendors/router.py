@@ -298,6 +298,11 @@ class Router:
     ) -> RouteResult:
         outcomes = [t.outcome for t in trace]
         failures = [s for s in FAILURE_PRECEDENCE if s in outcomes]
+        if failures == [LedgerStatus.PERMISSION_DENIED] and LedgerStatus.NO_DATA in outcomes:
+            # A denial is a standing fact about this token, like not-configured: no retry
+            # will change it. A vendor that did answer (with no rows) is then the answer;
+            # the trace keeps the denial. Transient failures still outrank NO_DATA.
+            failures = []
         if failures:
             status = failures[0]
         elif LedgerStatus.NO_DATA in outcomes:

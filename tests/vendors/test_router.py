@@ -436,3 +436,22 @@ def test_replay_clients_share_one_source_so_counters_are_per_run(market):
 def test_no_data_error_type_is_recorded(market):
     result = router_for(market).route(quotes(day=D4), FETCHED, chain=["tushare"])
     assert outcome_of(result, "tushare")["error_type"] == NoMarketDataError.__name__
+
+
+def test_permission_denial_beside_a_clean_no_data_is_no_data(market):
+    # Most tokens lack a paid endpoint: a quiet day must not read as a failure when the
+    # other vendor answered cleanly. The denial stays in the trace.
+    write_error(market, "tushare", "daily", {"error": "permission_denied"})
+    write_error(market, "akshare", "stock_zh_a_hist", {"error": "no_data"})
+    write_error(market, "akshare", "stock_zh_a_daily", {"error": "no_data"})
+    write_error(market, "akshare", "stock_zh_a_hist_tx", {"error": "no_data"})
+    result = router_for(market).route(quotes(), FETCHED)
+    assert result.status is LedgerStatus.NO_DATA
+    assert outcome_of(result, "tushare")["outcome"] == "PERMISSION_DENIED"
+
+
+def test_transient_failure_outranks_a_denial(market):
+    write_error(market, "tushare", "daily", {"error": "permission_denied"})
+    write_error(market, "akshare", "stock_zh_a_hist", {"error": "upstream_error"})
+    result = router_for(market).route(quotes(), FETCHED)
+    assert result.status is LedgerStatus.UPSTREAM_ERROR  # a transient failure still outranks
