@@ -130,10 +130,21 @@ def derived_columns(dataset: str, frame: pd.DataFrame, ctx: RunContext) -> dict[
     return extra
 
 
+_REFERENCED: dict[object, list[str]] = {}  # suite expectations live as long as the process
+
+
 def referenced_columns(expectation: Any) -> list[str]:
-    kw = expectation.configuration.kwargs
-    cols = [kw[k] for k in ("column", "column_A", "column_B") if kw.get(k)]
-    return cols + list(kw.get("column_list") or [])
+    """Columns an expectation reads ([] for table-level ones). Cached: building an
+    expectation's configuration costs GX ~0.1 ms each time."""
+    key = expectation.id  # set once the suite is registered in the context
+    if key is None or key not in _REFERENCED:
+        kw = expectation.configuration.kwargs
+        cols = [kw[k] for k in ("column", "column_A", "column_B") if kw.get(k)]
+        cols += list(kw.get("column_list") or [])
+        if key is None:
+            return cols
+        _REFERENCED[key] = cols
+    return _REFERENCED[key]
 
 
 @dataclass
