@@ -86,6 +86,25 @@ def _ingest_session(
     retries: int,
     delay: float,
 ) -> list[core.UnitOutcome]:
+    final: dict[str, core.UnitOutcome] = {}
+    # Per-symbol datasets (news) ask about the universe, which tonight's quotes extend:
+    # they go in a second wave.
+    first = [d for d in names if d not in core.UNIVERSE_DATASETS]
+    later = [d for d in names if d in core.UNIVERSE_DATASETS]
+    for wave in (first, later):
+        if wave:
+            final.update(_ingest_wave(spec, day, wave, syms, retries, delay))
+    return [final[ds] for ds in names]
+
+
+def _ingest_wave(
+    spec: core.EnvSpec,
+    day: date,
+    names: list[str],
+    syms: tuple[str, ...] | None,
+    retries: int,
+    delay: float,
+) -> dict[str, core.UnitOutcome]:
     logger = get_run_logger()
     env = core.env_for(spec)
     pending = core.nightly_units(env, day, names, syms)
@@ -107,4 +126,4 @@ def _ingest_session(
         )
         time.sleep(delay)
         pending = not_ready
-    return [final[ds] for ds in names]
+    return final

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
@@ -28,6 +29,7 @@ from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
 from pitlake.lake.store import LakeStore
 from pitlake.pit import iso_beijing
+from pitlake.symbols import canonical_many
 from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.registry import build_router, parse_source
 from pitlake.vendors.router import Router, RouteResult
@@ -44,6 +46,8 @@ NIGHTLY_DATASETS: tuple[str, ...] = (
     "news",
 )
 BACKFILL_DATASETS: tuple[str, ...] = (*NIGHTLY_DATASETS, "calendar")
+# Datasets fetched per symbol for the lake's universe (after the trade-dated ones).
+UNIVERSE_DATASETS: frozenset[str] = frozenset({"news"})
 # A whole market never has zero bars, factors or valuations on a session: an empty answer
 # means the vendor has not published the date yet.
 MARKET_NEVER_EMPTY: frozenset[str] = frozenset({"quotes", "adj_factors", "valuation"})
@@ -665,6 +669,17 @@ def run_units(
     return commit(env, batches, gate(env, batches, align_on=align_on, window=window))
 
 
+def news_symbols(env: RunEnv, symbols: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """Symbols whose per-symbol news feeds are asked: the run's symbols, else
+    PITLAKE_NEWS_SYMBOLS (comma-separated), else every symbol the lake holds bars for."""
+    if symbols:
+        return symbols
+    configured = os.environ.get("PITLAKE_NEWS_SYMBOLS", "").strip()
+    if configured:
+        return tuple(canonical_many(configured))
+    return env.universe()
+
+
 def news_window(day: date) -> tuple[date, date]:
     """A nightly news window: the calendar days since the previous session, through `day`,
     so a Monday run also covers the weekend's items."""
@@ -687,7 +702,7 @@ def nightly_units(
                     start=lo,
                     end=hi,
                     symbols=symbols,
-                    fetch_symbols=symbols or env.universe(),
+                    fetch_symbols=news_symbols(env, symbols),
                 )
             )
         else:
@@ -765,7 +780,7 @@ def backfill_units(
                 start=start,
                 end=end,
                 symbols=symbols,
-                fetch_symbols=symbols or env.universe(),
+                fetch_symbols=news_symbols(env, symbols),
             )
         ]
     if dataset == "calendar":

@@ -1,0 +1,59 @@
+"""Shared helpers for the flow tests: run a flow, read the ledger, hash the lake."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pitlake.lake.catalog import Catalog
+
+
+def run_nightly(lake: Path, replay: Path, day: str, **kw: Any) -> Any:
+    from flows.nightly import nightly
+
+    kw.setdefault("not_ready_delay_seconds", 0.0)
+    return nightly(
+        trade_date=day, source=f"replay:{replay}", lake=str(lake), return_state=True, **kw
+    )
+
+
+def run_backfill(lake: Path, replay: Path, start: str, end: str, **kw: Any) -> Any:
+    from flows.backfill import backfill
+
+    return backfill(
+        start=start, end=end, source=f"replay:{replay}", lake=str(lake), return_state=True, **kw
+    )
+
+
+def ledger(lake: Path, dataset: str, day: str, symbol: str = "*") -> Any:
+    c = Catalog(lake_root=lake)
+    try:
+        return c.ledger_entry(dataset, date.fromisoformat(day), symbol)
+    finally:
+        c.close()
+
+
+def summary(state: Any) -> dict[str, Any]:
+    """The run summary a flow returned in its final state's data."""
+    data = state.result(raise_on_failure=False)
+    if isinstance(data, dict):
+        return data
+    raise AssertionError(f"no summary in state {state!r}: {data!r}")
+
+
+def by_dataset(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {d["dataset"]: d for d in s["datasets"]}
+
+
+def curated_hashes(lake: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(lake)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((lake / "curated").rglob("*.parquet"))
+    }
+
+
+def inject(replay: Path, vendor: str, endpoint: str, spec: dict[str, Any]) -> None:
+    (replay / vendor / f"{endpoint}.error.json").write_text(json.dumps(spec))
