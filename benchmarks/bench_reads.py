@@ -1,0 +1,357 @@
+"""Time as-of reads through `pitlake.Lake` against a plain pandas read of the same files.
+
+    .venv/bin/python -m benchmarks.synth --force        # the lake (benchmarks/out/synth-lake)
+    .venv/bin/python -m benchmarks.bench_reads          # this benchmark
+
+Each read runs once to warm up, then `--reps` times; we report the median and p90 wall time.
+The pandas baseline reads the same Parquet files with `pandas.read_parquet(<dataset dir>,
+filters=...)` (pyarrow prunes the year partitions and row groups by the filters) and applies the
+same point-in-time rule in pandas: rows with known_at ≤ cutoff, then the latest version per key
+(sort + drop_duplicates). Both answers are compared by row count and an order-independent
+checksum of every served column; a mismatch stops the benchmark (a benchmark that returns a
+different answer is worthless). Prints a Markdown table and saves benchmarks/out/bench_reads.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import json
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from benchmarks.synth import DEFAULT_OUT, lake_size, read_summary
+from pitlake.envelope import Result, ResultStatus
+from pitlake.lake.adjust import PRICE_COLUMNS
+from pitlake.lake.query import Lake
+from pitlake.pit import parse_cutoff
+from schemas import get as get_schema
+
+OUT = Path(__file__).resolve().parent / "out"
+DATE_COLUMNS = ("trade_date", "report_period", "ann_date", "revision_date")
+FIN_KEY = ["symbol", "statement", "report_period", "report_type"]
+
+
+# ---------------------------------------------------------------- answers and fingerprints
+
+
+def _fingerprint(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[int, str]:
+    """(rows, checksum) of `columns`, independent of row order and of how each side types its
+    values: dates as ISO text, instants as UTC microseconds, floats rounded to 6 places."""
+    norm = pd.DataFrame(index=range(len(frame)))
+    for c in columns:
+        s = frame[c].reset_index(drop=True)
+        if c in DATE_COLUMNS:
+            norm[c] = s.map(lambda v: None if v is None or v != v else str(v)).astype(object)
+        elif c == "known_at":
+            norm[c] = pd.to_datetime(s, utc=True, format="ISO8601").astype("int64")
+        elif c in ("undated_revision",):
+            norm[c] = s.astype(bool)
+        elif pd.api.types.is_float_dtype(s.dtype) or c in _FLOAT_COLUMNS:
+            norm[c] = np.round(pd.to_numeric(s, errors="raise").astype("float64"), 6)
+        else:
+            norm[c] = s.astype(object).map(lambda v: None if v is None or v != v else str(v))
+    hashed = pd.util.hash_pandas_object(norm, index=False).to_numpy()
+    return len(frame), f"{int(hashed.sum(dtype=np.uint64)):016x}"
+
+
+_FLOAT_COLUMNS = {
+    f.name
+    for name in ("quotes", "financials", "adj_factors")
+    for f in get_schema(name).fields
+    if pa.types.is_floating(f.type)
+} | {"adj_factor"}
+
+
+def _lake_frame(result: Result) -> pd.DataFrame:
+    if result.status is not ResultStatus.OK:
+        raise RuntimeError(f"pitlake answered {result.status}: {result.message}")
+    return pd.DataFrame(result.data)
+
+
+def _latest(frame: pd.DataFrame, key: list[str], cutoff: pd.Timestamp) -> pd.DataFrame:
+    """The point-in-time rule in pandas: visible rows, newest version per key."""
+    frame = frame[frame["known_at"] <= cutoff]
+    return frame.sort_values([*key, "known_at"], kind="stable").drop_duplicates(key, keep="last")
+
+
+def _read(dataset_dir: Path, filters: Any, columns: list[str] | None = None) -> pd.DataFrame:
+    frame = pd.read_parquet(dataset_dir, engine="pyarrow", filters=filters, columns=columns)
+    return frame.drop(columns=["year"], errors="ignore")
+
+
+def _ts(cutoff: datetime) -> pa.Scalar:
+    return pa.scalar(pd.Timestamp(cutoff).tz_convert("UTC"), type=pa.timestamp("us", tz="UTC"))
+
+
+# ---------------------------------------------------------------- the reads
+
+
+@dataclass(frozen=True)
+class Read:
+    name: str
+    what: str
+    lake: Callable[[], Result]
+    naive: Callable[[], pd.DataFrame]
+    columns: list[str]
+
+
+def _reads(lake: Lake, root: Path, summary: dict[str, Any], args: argparse.Namespace) -> list[Read]:
+    quotes_dir = root / "curated" / "quotes"
+    factors_dir = root / "curated" / "adj_factors"
+    fin_dir = root / "curated" / "financials"
+    symbols: list[str] = summary["symbols"]
+    symbol = args.symbol or symbols[len(symbols) // 3]
+    first = date.fromisoformat(summary["first_session"])
+    last = date.fromisoformat(summary["last_session"])
+    day = date.fromisoformat(args.date) if args.date else _middle_session(lake, first, last)
+    fin_as_of = date.fromisoformat(args.fin_as_of) if args.fin_as_of else date(last.year - 1, 6, 30)
+    q_cut, day_cut, fin_cut = (parse_cutoff(d) for d in (last, day, fin_as_of))
+    quote_cols = [*get_schema("quotes").columns, "source", "known_at", "known_at_basis"]
+    fin_cols = [*get_schema("financials").columns, "source", "known_at", "known_at_basis"]
+    years = list(range(first.year, last.year + 1))
+
+    def naive_history() -> pd.DataFrame:
+        f = _read(
+            quotes_dir,
+            [("year", "in", years), ("symbol", "==", symbol), ("trade_date", ">=", first)],
+        )
+        f = f[f["trade_date"] <= last]
+        return _latest(f, ["symbol", "trade_date"], pd.Timestamp(q_cut)).sort_values("trade_date")
+
+    def naive_cross_section() -> pd.DataFrame:
+        f = _read(quotes_dir, [("year", "==", day.year), ("trade_date", "==", day)])
+        f = f[f["symbol"].isin(symbols)]
+        return _latest(f, ["symbol", "trade_date"], pd.Timestamp(day_cut)).sort_values("symbol")
+
+    def naive_qfq() -> pd.DataFrame:
+        q = naive_history()
+        f = _read(factors_dir, [("symbol", "==", symbol), ("year", "<=", last.year)])
+        f = _latest(f, ["symbol", "trade_date"], pd.Timestamp(q_cut)).sort_values("trade_date")
+        anchor = float(f["adj_factor"].iloc[-1])
+        q = q.assign(__d=pd.to_datetime(q["trade_date"]))
+        f = f.assign(__d=pd.to_datetime(f["trade_date"]))[["__d", "adj_factor"]]
+        m = pd.merge_asof(q.sort_values("__d"), f.sort_values("__d"), on="__d")
+        scale = m["adj_factor"] / anchor
+        for c in PRICE_COLUMNS:
+            m[c] = m[c] * scale
+        return m.drop(columns=["__d"])
+
+    fin_filter = pc.field("known_at") <= _ts(fin_cut)
+
+    def naive_financials() -> pd.DataFrame:
+        f = _read(fin_dir, fin_filter)
+        f = f[f["symbol"].isin(symbols)]
+        return _latest(f, FIN_KEY, pd.Timestamp(fin_cut))
+
+    def naive_latest_report() -> pd.DataFrame:
+        f = naive_financials()
+        newest = f.groupby(["symbol", "statement", "report_type"])["report_period"].transform("max")
+        return f[f["report_period"] == newest]
+
+    n_years = last.year - first.year + 1
+    return [
+        Read(
+            "history",
+            f"one symbol's quotes, {first}…{last} ({n_years} years)",
+            lambda: lake.quotes(symbol, start=first, end=last, as_of=last),
+            naive_history,
+            quote_cols,
+        ),
+        Read(
+            "history_qfq",
+            "the same, qfq-adjusted (factors known at the cutoff)",
+            lambda: lake.quotes(symbol, start=first, end=last, as_of=last, adjust="qfq"),
+            naive_qfq,
+            [*quote_cols, "adj_factor"],
+        ),
+        Read(
+            "cross_section",
+            f"all {len(symbols):,} symbols' quotes on {day}",
+            lambda: lake.quotes(symbols, end=day, as_of=day),
+            naive_cross_section,
+            quote_cols,
+        ),
+        Read(
+            "financials_asof",
+            f"all symbols' statements as of {fin_as_of}: latest version per key, every period",
+            lambda: lake.financials(symbols, as_of=fin_as_of),
+            naive_financials,
+            fin_cols,
+        ),
+        Read(
+            "financials_latest",
+            f"all symbols' latest report per statement as of {fin_as_of} (latest_only)",
+            lambda: lake.financials(symbols, as_of=fin_as_of, latest_only=True),
+            naive_latest_report,
+            fin_cols,
+        ),
+    ]
+
+
+def _middle_session(lake: Lake, first: date, last: date) -> date:
+    from pitlake.calendar import session_on_or_before
+
+    return session_on_or_before(first + (last - first) * 3 // 5)
+
+
+# ---------------------------------------------------------------- timing
+
+
+@dataclass
+class Timing:
+    median_ms: float
+    p90_ms: float
+    samples_ms: list[float]
+
+
+def _time(fn: Callable[[], Any], reps: int) -> tuple[Timing, Any]:
+    result = fn()  # warm-up (file cache, DuckDB, the catalog's connection pool)
+    samples = []
+    for _ in range(reps):
+        result = None
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    p90 = float(np.percentile(samples, 90))
+    return Timing(statistics.median(samples), p90, samples), result
+
+
+def _profile(fn: Callable[[], Any], top: int = 25) -> str:
+    prof = cProfile.Profile()
+    prof.enable()
+    fn()
+    prof.disable()
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(top)
+    return buf.getvalue()
+
+
+@dataclass
+class Row:
+    name: str
+    what: str
+    rows: int
+    checksum: str
+    pitlake: Timing
+    pandas: Timing
+
+    @property
+    def speedup(self) -> float:
+        return self.pandas.median_ms / self.pitlake.median_ms
+
+
+def run(root: Path, args: argparse.Namespace) -> dict[str, Any]:
+    summary = read_summary(root)
+    lake = Lake(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}")
+    rows: list[Row] = []
+    profiles: dict[str, str] = {}
+    try:
+        for read in _reads(lake, root, summary, args):
+            if args.only and read.name not in args.only:
+                continue
+            reps = args.reps
+            t_lake, res = _time(read.lake, reps)
+            got = _fingerprint(_lake_frame(res), read.columns)
+            del res
+            t_naive, frame = _time(read.naive, reps)
+            want = _fingerprint(frame, read.columns)
+            del frame
+            if got != want:
+                raise SystemExit(
+                    f"{read.name}: pitlake and pandas disagree: pitlake {got}, pandas {want}"
+                )
+            row = Row(read.name, read.what, got[0], got[1], t_lake, t_naive)
+            rows.append(row)
+            print(
+                f"{read.name:18s} {row.rows:>9,} rows  pitlake {t_lake.median_ms:9.1f} ms "
+                f"(p90 {t_lake.p90_ms:9.1f})  pandas {t_naive.median_ms:9.1f} ms "
+                f"(p90 {t_naive.p90_ms:9.1f})  ×{row.speedup:.2f}  checksum {row.checksum}",
+                flush=True,
+            )
+            if args.profile:
+                profiles[read.name] = _profile(read.lake)
+    finally:
+        lake.close()
+    report = {
+        "lake": str(root),
+        "generated": {
+            "config": summary["config"],
+            "rows": summary["rows"],
+            "timings_s": summary["timings_s"],
+            "peak_rss_mib": summary["peak_rss_mib"],
+        },
+        "size_bytes": lake_size(root),
+        "reps": args.reps,
+        "reads": [{**asdict(r), "speedup": r.speedup} for r in rows],
+    }
+    if profiles:
+        report["profiles"] = profiles
+    return report
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        "| read | rows | pitlake median / p90 (ms) | pandas median / p90 (ms) | speed-up |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in report["reads"]:
+        lines.append(
+            f"| {r['what']} | {r['rows']:,} "
+            f"| {r['pitlake']['median_ms']:,.1f} / {r['pitlake']['p90_ms']:,.1f} "
+            f"| {r['pandas']['median_ms']:,.1f} / {r['pandas']['p90_ms']:,.1f} "
+            f"| {r['speedup']:.2f}× |"
+        )
+    size = report["size_bytes"]
+    gen = report["generated"]
+    lines.append("")
+    lines.append(
+        "Lake on disk: "
+        + ", ".join(f"{k} {v / 2**20:,.1f} MiB" for k, v in size.items())
+        + f" (total {sum(size.values()) / 2**20:,.1f} MiB). Generated in "
+        + f"{gen['timings_s']['total']:,.0f} s (peak RSS {gen['peak_rss_mib']:,.0f} MiB): "
+        + ", ".join(f"{k} {v:,} rows" for k, v in gen["rows"].items())
+        + "."
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lake", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--symbol", help="the one-symbol reads' symbol (default: one third in)")
+    ap.add_argument("--date", help="the cross-section's session (default: 3/5 into the range)")
+    ap.add_argument("--fin-as-of", help="the financials' as-of (default: June 30, a year back)")
+    ap.add_argument("--only", nargs="*", help="run only these reads (by name)")
+    ap.add_argument("--profile", action="store_true", help="cProfile each pitlake read once")
+    ap.add_argument("--json", type=Path, default=OUT / "bench_reads.json")
+    args = ap.parse_args(argv)
+    report = run(args.lake, args)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    print()
+    print(markdown(report))
+    if args.profile:
+        for name, text in report["profiles"].items():
+            print(f"\n### profile: {name}\n{text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
