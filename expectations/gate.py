@@ -35,7 +35,7 @@ from expectations.verdict import (
 from pitlake.calendar import beijing, to_date
 from pitlake.envelope import LedgerStatus
 from pitlake.errors import InvalidArgumentsError
-from pitlake.pit import KnownAtBasis, iso_beijing
+from pitlake.pit import KnownAtBasis, end_of_beijing_day, iso_beijing
 from schemas import BITEMPORAL_COLUMNS, SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
 
 log = logging.getLogger(__name__)
@@ -552,14 +552,24 @@ def _validate(dataset: str, frame: pd.DataFrame, ctx: RunContext, at: datetime) 
 
 
 def _too_early(frame: pd.DataFrame, ctx: RunContext) -> str | None:
-    """Why the batch is merely early (every known_at after the fetch is a date convention),
-    or None when some after-fetch known_at is an error."""
+    """Why the batch is merely early, or None when an after-fetch known_at is an error.
+
+    Early: every known_at after the fetch is a date convention that falls by the end of the
+    fetch's own Beijing day (a 15:00 close fetched at 14:00, a day-end list or an announcement
+    fetched that evening), or a statutory deadline (such rows are knowable only then). A
+    date-derived known_at on a later day means the row claims a date that has not come yet:
+    an error, not something to wait for."""
     try:
         late = frame["known_at"] > pd.Timestamp(ctx.fetched_at)
-        bases = set(frame.loc[late, "known_at_basis"].astype(str))
+        rows = frame.loc[late, ["known_at", "known_at_basis"]]
+        bases = set(rows["known_at_basis"].astype(str))
         if not bases or not bases <= {str(b) for b in DATE_DERIVED_BASES}:
             return None
-        latest = frame.loc[late, "known_at"].max()
+        day_end = pd.Timestamp(end_of_beijing_day(ctx.fetched_at.date()))
+        dated = rows["known_at_basis"].astype(str) != str(KnownAtBasis.STATUTORY_DEADLINE)
+        if (rows.loc[dated, "known_at"] > day_end).any():
+            return None
+        latest = rows["known_at"].max()
     except Exception:  # a frame too broken to tell: not a reason to retry
         return None
     return (

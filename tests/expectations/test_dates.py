@@ -110,3 +110,47 @@ def test_naive_fetch_time_is_beijing() -> None:
     c = ctx(fetched_at=naive_evening)
     assert c.fetched_at == EVENING
     assert validate("quotes", BUILDERS["quotes"](fetched_at=EVENING), c).outcome is Outcome.PASS
+
+
+def _statement(ann: date | None, revision: date | None, fetched: datetime):
+    from pitlake.pit import apply_known_at
+
+    frame = BUILDERS["financials"](fetched_at=fetched).iloc[[0]].reset_index(drop=True)
+    frame["ann_date"] = [ann]
+    frame["revision_date"] = [revision]
+    frame = apply_known_at("financials", frame, fetched)
+    frame["known_at_basis"] = frame["known_at_basis"].astype("str")
+    return frame
+
+
+def test_statement_announced_the_evening_it_is_fetched_is_not_ready() -> None:
+    v = validate("financials", _statement(D, None, EVENING), ctx(fetched_at=EVENING))
+    assert [f.name for f in v.blocking] == ["known_at_not_after_fetch"]  # (and a late warning)
+    assert v.ledger_status is LedgerStatus.NOT_READY
+
+
+def test_statement_revised_on_a_later_day_than_the_fetch_is_rejected() -> None:
+    """A revision dated after the day we fetched it claims a date that has not come."""
+    v = validate(
+        "financials",
+        _statement(date(2025, 4, 25), date(2025, 6, 10), EVENING),
+        ctx(fetched_at=EVENING),
+    )
+    assert v.failed_names() == ["known_at_not_after_fetch"]
+    assert v.ledger_status is LedgerStatus.REJECTED
+
+
+def test_statement_without_dates_is_not_ready_until_its_statutory_deadline() -> None:
+    import pandas as pd
+
+    frame = _statement(None, None, EVENING)
+    frame.loc[0, "report_period"] = date(2025, 6, 30)  # H1: due by 08-31
+    frame["known_at"] = (
+        pd.Series([pd.Timestamp("2025-08-31T23:59:59.999999+08:00")])
+        .dt.tz_convert("UTC")
+        .astype("datetime64[us, UTC]")
+    )
+    frame["known_at_basis"] = pd.array(["statutory_deadline"], dtype="str")
+    v = validate("financials", frame, ctx(fetched_at=EVENING))
+    assert v.failed_names() == ["known_at_not_after_fetch"]
+    assert v.ledger_status is LedgerStatus.NOT_READY
