@@ -6,7 +6,9 @@ nightly run must carry the same effective trade date. `validate_run` does both a
 
 Fail closed: any exception while validating (inside GX or here) is a reject verdict, never a
 pass. A batch answering a request for D with older rows is STALE: rejected with ledger status
-NOT_READY, so nothing older is passed off as D and the date is retried later.
+NOT_READY, so nothing older is passed off as D and the date is retried later. So is a batch
+fetched before its dates' known_at have come (a bar fetched before the 15:00 close, a day-end
+dragon-tiger list fetched the same evening). Every other reject is REJECTED.
 """
 
 from __future__ import annotations
