@@ -19,6 +19,7 @@ import cProfile
 import gc
 import io
 import json
+import os
 import pstats
 import statistics
 import sys
@@ -35,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from benchmarks.synth import DEFAULT_OUT, lake_size, read_summary
+from pitlake.calendar import sessions_between
 from pitlake.envelope import Result, ResultStatus
 from pitlake.lake.adjust import PRICE_COLUMNS
 from pitlake.lake.query import Lake
@@ -43,6 +45,7 @@ from schemas import get as get_schema
 
 OUT = Path(__file__).resolve().parent / "out"
 DATE_COLUMNS = ("trade_date", "report_period", "ann_date", "revision_date")
+SLOW_S, SLOW_REPS = 5.0, 5  # a read slower than this runs at most SLOW_REPS times
 FIN_KEY = ["symbol", "statement", "report_period", "report_type"]
 
 
@@ -118,7 +121,7 @@ def _reads(lake: Lake, root: Path, summary: dict[str, Any], args: argparse.Names
     symbol = args.symbol or symbols[len(symbols) // 3]
     first = date.fromisoformat(summary["first_session"])
     last = date.fromisoformat(summary["last_session"])
-    day = date.fromisoformat(args.date) if args.date else _middle_session(lake, first, last)
+    day = date.fromisoformat(args.date) if args.date else _middle_session(first, last)
     fin_as_of = date.fromisoformat(args.fin_as_of) if args.fin_as_of else date(last.year - 1, 6, 30)
     q_cut, day_cut, fin_cut = (parse_cutoff(d) for d in (last, day, fin_as_of))
     quote_cols = [*get_schema("quotes").columns, "source", "known_at", "known_at_basis"]
@@ -167,7 +170,7 @@ def _reads(lake: Lake, root: Path, summary: dict[str, Any], args: argparse.Names
     return [
         Read(
             "history",
-            f"one symbol's quotes, {first}…{last} ({n_years} years)",
+            f"one symbol's quotes, {first}…{last} ({n_years} year{'s' if n_years != 1 else ''})",
             lambda: lake.quotes(symbol, start=first, end=last, as_of=last),
             naive_history,
             quote_cols,
@@ -203,10 +206,9 @@ def _reads(lake: Lake, root: Path, summary: dict[str, Any], args: argparse.Names
     ]
 
 
-def _middle_session(lake: Lake, first: date, last: date) -> date:
-    from pitlake.calendar import session_on_or_before
-
-    return session_on_or_before(first + (last - first) * 3 // 5)
+def _middle_session(first: date, last: date) -> date:
+    days = sessions_between(first, last)
+    return days[len(days) // 2]
 
 
 # ---------------------------------------------------------------- timing
@@ -220,7 +222,10 @@ class Timing:
 
 
 def _time(fn: Callable[[], Any], reps: int) -> tuple[Timing, Any]:
+    t0 = time.perf_counter()
     result = fn()  # warm-up (file cache, DuckDB, the catalog's connection pool)
+    if time.perf_counter() - t0 > SLOW_S:
+        reps = min(reps, SLOW_REPS)
     samples = []
     for _ in range(reps):
         result = None
@@ -289,6 +294,7 @@ def run(root: Path, args: argparse.Namespace) -> dict[str, Any]:
     finally:
         lake.close()
     report = {
+        "machine": _machine(),
         "lake": str(root),
         "generated": {
             "config": summary["config"],
@@ -303,6 +309,24 @@ def run(root: Path, args: argparse.Namespace) -> dict[str, Any]:
     if profiles:
         report["profiles"] = profiles
     return report
+
+
+def _machine() -> dict[str, Any]:
+    import platform
+
+    import duckdb
+    import pyarrow
+
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return {
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem / 2**30, 1),
+        "python": platform.python_version(),
+        "pandas": pd.__version__,
+        "pyarrow": pyarrow.__version__,
+        "duckdb": duckdb.__version__,
+        "load_average": os.getloadavg(),
+    }
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -328,6 +352,14 @@ def markdown(report: dict[str, Any]) -> str:
         + ", ".join(f"{k} {v:,} rows" for k, v in gen["rows"].items())
         + "."
     )
+    m = report["machine"]
+    lines.append(
+        f"Machine: {m['cpus']} cores, {m['memory_gib']} GiB, Python {m['python']}, pandas "
+        f"{m['pandas']}, pyarrow {m['pyarrow']}, DuckDB {m['duckdb']}; load average "
+        f"{m['load_average_before'][0]:.2f} before, {m['load_average'][0]:.2f} after; "
+        f"{report['reps']} timed runs after one warm-up (at most {SLOW_REPS} for reads "
+        f"over {SLOW_S:.0f} s)."
+    )
     return "\n".join(lines)
 
 
@@ -336,13 +368,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--lake", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--symbol", help="the one-symbol reads' symbol (default: one third in)")
-    ap.add_argument("--date", help="the cross-section's session (default: 3/5 into the range)")
+    ap.add_argument("--date", help="the cross-section's session (default: the middle session)")
     ap.add_argument("--fin-as-of", help="the financials' as-of (default: June 30, a year back)")
     ap.add_argument("--only", nargs="*", help="run only these reads (by name)")
     ap.add_argument("--profile", action="store_true", help="cProfile each pitlake read once")
     ap.add_argument("--json", type=Path, default=OUT / "bench_reads.json")
     args = ap.parse_args(argv)
+    load_before = os.getloadavg()
     report = run(args.lake, args)
+    report["machine"]["load_average_before"] = load_before
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
     print()

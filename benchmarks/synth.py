@@ -645,13 +645,14 @@ def generate(cfg: SynthConfig, *, force: bool = False, log: Log = print) -> Summ
         )
         del quotes, factors
 
-    fin_rng = np.random.default_rng([cfg.seed, 3])
     companies = Companies(symbols, periods, np.random.default_rng([cfg.seed, 4]))
     sessions_ix = _session_index(cfg)
     for year in sorted({p.year for p in periods}):
         at = clock.tick()
         t0 = time.perf_counter()
-        frame = financial_frame(cfg, companies, year, sessions_ix, fin_rng, at)
+        # One stream per report year: a change in one year leaves the others' draws alone.
+        year_rng = np.random.default_rng([cfg.seed, 3, year])
+        frame = financial_frame(cfg, companies, year, sessions_ix, year_rng, at)
         t1 = time.perf_counter()
         result = store.write("financials", frame, run_id=run_id, ingested_at=at)
         t2 = time.perf_counter()
