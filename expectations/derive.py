@@ -21,10 +21,12 @@ import pyarrow as pa
 from pitlake import symbols as sym
 from pitlake.calendar import BEIJING, EX_DATE_OPEN, SESSION_CLOSE, is_session
 from pitlake.errors import InvalidArgumentsError
-from pitlake.pit import END_OF_DAY, is_quarter_end, statutory_deadline
+from pitlake.pit import END_OF_DAY, is_quarter_end, latest_admissible_known_at, statutory_deadline
 
 DQ_PREFIX = "_dq_"
 TRADE_DAY = f"{DQ_PREFIX}trade_date"  # the trade date as datetime64[s] (midnight)
+# The latest known_at a row fetched at `fetched_at` may carry (pitlake.pit's same-day rule).
+KNOWN_AT_LIMIT = f"{DQ_PREFIX}known_at_limit"
 IS_SESSION = f"{DQ_PREFIX}is_session"
 EVENT_AT = f"{DQ_PREFIX}event_at"  # the instant a row's fact happened (UTC)
 OC_MIN = f"{DQ_PREFIX}min_open_close"
@@ -268,3 +270,11 @@ def financials_columns(frame: pd.DataFrame) -> dict[str, object]:
         DEADLINE_DAY: _map_unique(period, deadline, "datetime64[s]"),
         EVENT_AT: instants(period, EVENT_TIME["financials"]),
     }
+
+
+def known_at_limit_column(frame: pd.DataFrame, fetched_at: datetime) -> dict[str, object]:
+    """Date-only facts (day_end, announcement, …) fetched during their own Beijing day may
+    carry that day's end; any other known_at must not lie after the fetch."""
+    if "known_at_basis" not in frame.columns:
+        return {}
+    return {KNOWN_AT_LIMIT: latest_admissible_known_at(frame["known_at_basis"], fetched_at)}

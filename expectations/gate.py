@@ -37,7 +37,7 @@ from expectations.verdict import (
 from pitlake.calendar import beijing, to_date
 from pitlake.envelope import LedgerStatus
 from pitlake.errors import InvalidArgumentsError
-from pitlake.pit import KnownAtBasis, end_of_beijing_day, iso_beijing
+from pitlake.pit import KnownAtBasis, end_of_beijing_day, iso_beijing, latest_admissible_known_at
 from schemas import BITEMPORAL_COLUMNS, SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ class RunContext:
 
 def derived_columns(dataset: str, frame: pd.DataFrame, ctx: RunContext) -> dict[str, Any]:
     """The `_dq_` columns this dataset's suite checks (arrays aligned with `frame`'s rows)."""
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = dict(d.known_at_limit_column(frame, ctx.fetched_at))
     if dataset in TRADE_DATE_DATASETS:
         extra.update(d.trade_date_columns(dataset, frame))
     if dataset == "quotes":
@@ -562,7 +562,8 @@ def _too_early(frame: pd.DataFrame, ctx: RunContext) -> str | None:
     date-derived known_at on a later day means the row claims a date that has not come yet:
     an error, not something to wait for."""
     try:
-        late = frame["known_at"] > pd.Timestamp(ctx.fetched_at)
+        limit = latest_admissible_known_at(frame["known_at_basis"], ctx.fetched_at)
+        late = frame["known_at"] > limit
         rows = frame.loc[late, ["known_at", "known_at_basis"]]
         bases = set(rows["known_at_basis"].astype(str))
         if not bases or not bases <= {str(b) for b in DATE_DERIVED_BASES}:

@@ -82,7 +82,8 @@ def _common_trips(dataset: str) -> list[tuple[str, Mutation, dict[str, Any]]]:
         ("key_unique", _duplicate_first, {}),
         (
             "known_at_not_after_fetch",
-            _set("known_at", pd.Timestamp(FETCHED).tz_convert("UTC") + pd.Timedelta(hours=1)),
+            # the next Beijing day: after the fetch for every basis, date-only ones included
+            _set("known_at", pd.Timestamp(FETCHED).tz_convert("UTC") + pd.Timedelta(days=1)),
             {},
         ),
     ]
