@@ -447,14 +447,22 @@ def _coverage(d: Mapping[str, Any]) -> str:
 
 
 def pass_rate_svg(dataset: str, points: Sequence[Mapping[str, Any]]) -> str:
-    """A small server-side SVG: the pass rate per day, markers by outcome (a red X for a day
-    with a rejected batch, an amber triangle for warnings, a green dot when all passed)."""
-    width, height = 540, 150
-    left, right, top, bottom = 44, 14, 12, 30
+    """A small server-side SVG: one 100 % column per day, split into the share of batches
+    that passed (green), warned (amber, dotted) and were rejected (red, hatched), so the
+    pass rate is the height of the green part, also legible in greyscale."""
+    width, height = 400, 130
+    left, right, top, bottom = 40, 8, 10, 26
     w, h = width - left - right, height - top - bottom
+    slug = "".join(ch if ch.isalnum() else "-" for ch in dataset)
     out = [
         f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" '
-        f'height="{height}" aria-label="{esc(dataset)} validation pass rate">'
+        f'height="{height}" aria-label="{esc(dataset)} validation pass rate per day">'
+        f'<defs><pattern id="hatch-{slug}" width="5" height="5" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="5" height="5" class="reject"/>'
+        '<line x1="0" y1="0" x2="0" y2="5" class="hatch"/></pattern>'
+        f'<pattern id="dots-{slug}" width="4" height="4" patternUnits="userSpaceOnUse">'
+        '<rect width="4" height="4" class="warn"/><circle cx="2" cy="2" r="0.9" class="dot"/>'
+        "</pattern></defs>"
     ]
     for frac, label in ((1.0, "100%"), (0.5, "50%"), (0.0, "0%")):
         y = top + (1 - frac) * h
@@ -462,10 +470,7 @@ def pass_rate_svg(dataset: str, points: Sequence[Mapping[str, Any]]) -> str:
             f'<line class="gridline" x1="{left}" x2="{left + w}" y1="{y:.1f}" y2="{y:.1f}"/>'
             f'<text x="{left - 6}" y="{y + 3.5:.1f}" text-anchor="end">{label}</text>'
         )
-    out.append(
-        f'<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{top + h}"/>'
-        f'<line class="axis" x1="{left}" x2="{left + w}" y1="{top + h}" y2="{top + h}"/>'
-    )
+    out.append(f'<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{top + h}"/>')
     if not points:
         out.append(
             f'<text class="none" x="{left + w / 2}" y="{top + h / 2}" text-anchor="middle">'
@@ -473,40 +478,40 @@ def pass_rate_svg(dataset: str, points: Sequence[Mapping[str, Any]]) -> str:
         )
         return "".join(out)
     n = len(points)
-    xy = []
-    for i, p in enumerate(points):
-        x = left + (i + 0.5) * w / n
-        rate = p["rate"] if p["rate"] is not None else 0.0
-        xy.append((x, top + (1 - rate) * h))
-    if n > 1:
-        coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in xy)
-        out.append(f'<polyline class="line" points="{coords}"/>')
-    for (x, y), p in zip(xy, points, strict=True):
+    slot = w / n
+    bar = max(2.0, min(22.0, slot * 0.7))
+    centres = [left + (i + 0.5) * slot for i in range(n)]
+    for x, p in zip(centres, points, strict=True):
+        total = p["total"] or 1
         tip = (
             f"{p['date']}: {p['passed']} of {p['total']} batch(es) passed"
             + (f", {p['warned']} warned" if p["warned"] else "")
             + (f", {p['rejected']} rejected" if p["rejected"] else "")
         )
-        if p["rejected"]:
-            mark = (
-                f'<path class="reject" d="M{x - 5:.1f},{y - 5:.1f} L{x + 5:.1f},{y + 5:.1f} '
-                f'M{x + 5:.1f},{y - 5:.1f} L{x - 5:.1f},{y + 5:.1f}" stroke-width="3"/>'
-                f'<rect class="reject" x="{x - 2:.1f}" y="{y - 2:.1f}" width="4" height="4"/>'
+        parts = [f'<g data-date="{esc(p["date"])}"><title>{esc(tip)}</title>']
+        y = top + h
+        for key, fill in (
+            ("passed", 'class="pass"'),
+            ("warned", f'fill="url(#dots-{slug})"'),
+            ("rejected", f'fill="url(#hatch-{slug})"'),
+        ):
+            seg = h * p[key] / total
+            if seg <= 0:
+                continue
+            y -= seg
+            parts.append(
+                f'<rect {fill} x="{x - bar / 2:.1f}" y="{y:.1f}" width="{bar:.1f}" '
+                f'height="{seg:.1f}"/>'
             )
-        elif p["warned"]:
-            mark = (
-                f'<path class="warn" d="M{x:.1f},{y - 5:.1f} L{x + 5:.1f},{y + 4:.1f} '
-                f'L{x - 5:.1f},{y + 4:.1f} Z"/>'
-            )
-        else:
-            mark = f'<circle class="pass" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>'
-        out.append(f'<g data-date="{esc(p["date"])}"><title>{esc(tip)}</title>{mark}</g>')
+        parts.append("</g>")
+        out.append("".join(parts))
+    out.append(f'<line class="axis" x1="{left}" x2="{left + w}" y1="{top + h}" y2="{top + h}"/>')
     ticks = [0, n - 1] if n > 1 else [0]
     if n >= 7:
         ticks.insert(1, n // 2)
     for i in ticks:
         anchor = "start" if i == 0 and n > 1 else "end" if i == n - 1 and n > 1 else "middle"
-        x = xy[i][0] - (4 if anchor == "start" else -4 if anchor == "end" else 0)
+        x = centres[i] - (bar / 2 if anchor == "start" else -bar / 2 if anchor == "end" else 0)
         out.append(
             f'<text x="{x:.1f}" y="{top + h + 16}" text-anchor="{anchor}">'
             f"{esc(points[i]['date'])}</text>"
@@ -545,8 +550,8 @@ def _validation(d: Mapping[str, Any]) -> str:
     return (
         '<h2 id="validation">Validation pass rate</h2>'
         f'<p class="muted small">{esc(d["validation"]["basis"])}. '
-        '<span aria-hidden="true">●</span> all passed · ▲ warnings (written, flagged) · '
-        "✗ a batch rejected. Full results in the "
+        "One column per day: green = passed every expectation, amber dotted = warnings "
+        "(written, flagged), red hatched = rejected (quarantined). Full results in the "
         '<a href="/dq/">Data Docs</a>.</p>'
         f'<div class="cards">{"".join(cards)}</div>'
     )
