@@ -71,7 +71,8 @@ def test_quotes_answer_the_newest_version_known_at_any_cutoff(
             frame["known_at"] = pd.Timestamp(session_close(day) + timedelta(hours=delay))
             frame["known_at"] = frame["known_at"].astype("datetime64[us, UTC]")
             frame["known_at_basis"] = "session_close"
-            ingested = ORIGIN + timedelta(hours=260 + 20 * i)
+            # after every generated known_at (06-04 close + 240 h = ORIGIN + 267 h)
+            ingested = ORIGIN + timedelta(hours=270 + 20 * i)
             store.write("quotes", frame, run_id=f"r{i}", ingested_at=ingested)
         stored = store.read_all("quotes")
         as_ingested = ORIGIN + timedelta(hours=ingest_cut) if ingest_cut is not None else None
