@@ -140,6 +140,13 @@ def _static_bytes(name: str) -> bytes:
     return (STATIC_DIR / name).read_bytes()
 
 
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> Response:
+    """No icon (204): browsers ask for one on every page, the Data Docs' included, and a 404
+    would show up as a console error."""
+    return Response(status_code=204, headers={"Cache-Control": "max-age=86400"})
+
+
 @router.get("/dq", include_in_schema=False)
 def data_docs_root() -> Response:
     return RedirectResponse("/dq/", status_code=307)
