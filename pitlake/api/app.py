@@ -1,0 +1,423 @@
+"""The HTTP API (`pitlake serve`): task-shaped, read-only GET endpoints over one lake.
+
+Every endpoint answers the envelope of DESIGN.md §8 (see `pitlake.api.models`), produced by
+`pitlake.api.service.QueryService` — the same code the CLI and the MCP server call. The HTTP
+status rules are in `pitlake.api.errors`. The API works offline; only the /docs page loads its
+Swagger assets from a CDN.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import date, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, FastAPI, Header, Query
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import Response
+
+from pitlake import __version__
+from pitlake.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
+from pitlake.api.errors import NeverFiveHundred, respond, validation_error_handler
+from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
+from pitlake.api.redact import install_log_redaction
+from pitlake.api.service import Answer, QueryService
+from pitlake.envelope import Result, ResultStatus
+from pitlake.lake.query import Lake
+
+log = logging.getLogger("pitlake.api")
+
+PIN_HEADER = "X-Pitlake-Pin"
+
+DESCRIPTION = """\
+Point-in-time reads of the pitlake A-share lake for agents and people.
+
+**Every answer is the same envelope**: `status`, `requested_date`, `effective_trade_date`,
+`date_status`, `as_of`, `source`, `retryable`, `message`, `data`, `meta`
+(`rows`, `known_at_max`, `vendor_trace`, `pinned`, …). Read `status`, not the HTTP code:
+
+| HTTP | when |
+|---|---|
+| 200 | `OK`, `NO_DATA`, and data statuses `NOT_READY`, `UPSTREAM_ERROR`, `RATE_LIMITED`, `PERMISSION_DENIED`, `NOT_CONFIGURED`, `UNKNOWN` (the question was fine; the envelope says what the lake knows; `retryable` says whether asking later may help) |
+| 400 | `INVALID_ARGUMENTS` found by pitlake (symbol, date, range, pin), before any read |
+| 422 | `INVALID_ARGUMENTS` from parameter validation (type, bounds) |
+| 401 | missing/invalid bearer token, when the server has one (`PITLAKE_API_TOKEN`) |
+| 503 | the lake could not answer (unreadable file or catalog, internal error): `UPSTREAM_ERROR` with `meta.fault` |
+
+**as_of** (every endpoint): a date `YYYY-MM-DD` (the end of that Beijing day) or an ISO-8601
+timestamp (`2025-06-03T15:00:00+08:00`; encode `+` as `%2B`). Omitted: now. No row with
+`known_at` after the cutoff is ever returned. A non-session date answers for the latest session
+(`date_status: LATEST_TRADING_DAY`); a session not public yet is `NOT_READY` (`retryable`),
+never silently the previous one.
+
+**Pins**: a server started with `--as-of T` clamps every request to T; a request may name a
+pin the server allows (`--allow-pin name=T`) in the `X-Pitlake-Pin` header. A later `as_of` is
+reduced to the pin, and `meta.pinned` / `meta.pin` say so.
+"""
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": Envelope, "description": "INVALID_ARGUMENTS (pitlake's validation)"},
+    401: {"model": Envelope, "description": "Missing or invalid bearer token"},
+    422: {"model": Envelope, "description": "INVALID_ARGUMENTS (parameter validation)"},
+    503: {"model": Envelope, "description": "The lake could not answer (meta.fault)"},
+}
+
+# ---------------------------------------------------------------- parameter types
+
+AsOf = Annotated[
+    str | None,
+    Query(
+        max_length=64,
+        description="Cutoff: YYYY-MM-DD (end of that Beijing day) or an ISO-8601 timestamp. "
+        "Omitted: now (or the server's pin).",
+        examples=["2025-06-06", "2025-06-06T15:00:00+08:00"],
+    ),
+]
+Pin = Annotated[
+    str | None,
+    Header(
+        alias=PIN_HEADER,
+        max_length=64,
+        description="Name of a pin the server allows (--allow-pin name=T).",
+    ),
+]
+SymbolRepeated = Annotated[
+    list[str] | None,
+    Query(
+        description="A symbol in any vendor form (600519, 600519.SH, sh600519); repeatable.",
+        examples=["600519.SH"],
+    ),
+]
+SymbolList = Annotated[
+    str | None,
+    Query(
+        max_length=8000, description="Comma-separated symbols.", examples=["600519.SH,000001.SZ"]
+    ),
+]
+Day = Annotated[
+    str | None,
+    Query(
+        max_length=32,
+        description="One session (YYYY-MM-DD or YYYYMMDD); not with start/end.",
+        examples=["2025-06-06"],
+    ),
+]
+Start = Annotated[str | None, Query(max_length=32, description="First date of a range.")]
+End = Annotated[str | None, Query(max_length=32, description="Last date of a range.")]
+
+
+def _symbols(symbol: list[str] | None, symbols: str | None) -> list[str] | None:
+    out = [*(symbol or []), *([symbols] if symbols else [])]
+    return out or None
+
+
+# ---------------------------------------------------------------- routes
+
+
+def _router(service: QueryService) -> APIRouter:
+    r = APIRouter(prefix="/v1", tags=["v1"], responses=ERROR_RESPONSES)
+
+    @r.get("/quotes", response_model=Envelope, summary="Daily bars as known at the as-of")
+    def quotes(
+        symbol: SymbolRepeated = None,
+        symbols: SymbolList = None,
+        date: Day = None,
+        start: Start = None,
+        end: End = None,
+        adjust: Annotated[
+            Literal["none", "qfq", "hfq"],
+            Query(description="none: raw prices; qfq/hfq from the factors known at the as-of."),
+        ] = "none",
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        """One session (`date`, default: the latest session at the as-of) or a range
+        (`start`/`end`) of unadjusted or adjusted daily bars."""
+        return respond(
+            service.quotes(
+                _symbols(symbol, symbols),
+                date=date,
+                start=start,
+                end=end,
+                adjust=adjust,
+                as_of=as_of,
+                pin=x_pitlake_pin,
+            )
+        )
+
+    @r.get("/valuation", response_model=Envelope, summary="Daily valuation (PE, PB, market cap)")
+    def valuation(
+        symbol: SymbolRepeated = None,
+        symbols: SymbolList = None,
+        date: Day = None,
+        start: Start = None,
+        end: End = None,
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        return respond(
+            service.valuation(
+                _symbols(symbol, symbols),
+                date=date,
+                start=start,
+                end=end,
+                as_of=as_of,
+                pin=x_pitlake_pin,
+            )
+        )
+
+    @r.get("/financials", response_model=Envelope, summary="Statement versions known at the as-of")
+    def financials(
+        symbol: SymbolRepeated = None,
+        symbols: SymbolList = None,
+        statement: Annotated[
+            Literal["income", "balance", "cashflow"] | None, Query(description="One statement.")
+        ] = None,
+        period: Annotated[
+            list[str] | None,
+            Query(description="Report period(s), quarter ends (YYYY-MM-DD); repeatable."),
+        ] = None,
+        latest_only: Annotated[
+            bool, Query(description="Only the greatest report period per statement.")
+        ] = False,
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        """The latest version of each (symbol, statement, report period, report type) public
+        by the as-of; a later restatement is invisible before its own date."""
+        return respond(
+            service.financials(
+                _symbols(symbol, symbols),
+                statement=statement,
+                periods=period,
+                latest_only=latest_only,
+                as_of=as_of,
+                pin=x_pitlake_pin,
+            )
+        )
+
+    @r.get("/news", response_model=Envelope, summary="News public in a Beijing-day window")
+    def news(
+        symbol: SymbolRepeated = None,
+        symbols: SymbolList = None,
+        date: Day = None,
+        start: Start = None,
+        end: End = None,
+        lookback_days: Annotated[
+            int | None, Query(ge=1, le=366, description="Days back from end (default 7).")
+        ] = None,
+        limit: Annotated[int | None, Query(ge=1, le=1000, description="Newest N items.")] = None,
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        """Newest first. An item with no publish time is known from when the lake first saw
+        it, so it never appears in an answer about an earlier time."""
+        return respond(
+            service.news(
+                _symbols(symbol, symbols),
+                date=date,
+                start=start,
+                end=end,
+                lookback_days=lookback_days,
+                limit=limit,
+                as_of=as_of,
+                pin=x_pitlake_pin,
+            )
+        )
+
+    @r.get("/dragon-tiger", response_model=Envelope, summary="Dragon-tiger (龙虎榜) entries")
+    def dragon_tiger(
+        date: Day = None,
+        start: Start = None,
+        end: End = None,
+        symbol: SymbolRepeated = None,
+        symbols: SymbolList = None,
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        """One session or a range; the whole market unless symbols are given. A symbol not on
+        the list of a successfully fetched session is NO_DATA, not an error."""
+        return respond(
+            service.dragon_tiger(
+                _symbols(symbol, symbols),
+                date=date,
+                start=start,
+                end=end,
+                as_of=as_of,
+                pin=x_pitlake_pin,
+            )
+        )
+
+    @r.get("/calendar", response_model=CalendarEnvelope, summary="XSHG trading days")
+    def calendar(
+        date: Day = None,
+        start: Start = None,
+        end: End = None,
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        return respond(
+            service.calendar(date=date, start=start, end=end, as_of=as_of, pin=x_pitlake_pin)
+        )
+
+    @r.get("/snapshot", response_model=SnapshotEnvelope, summary="Several datasets at once")
+    def snapshot(
+        symbol: SymbolRepeated = None,
+        symbols: SymbolList = None,
+        datasets: Annotated[
+            str | None,
+            Query(
+                max_length=200,
+                description="Comma-separated: quotes, valuation, dragon-tiger, financials, "
+                "news (default: all).",
+            ),
+        ] = None,
+        date: Day = None,
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        """One section per dataset, each its own envelope with its own
+        `effective_trade_date`. `meta.aligned` is true only when every trade-dated section
+        answers about the same session; misaligned sections are reported side by side (a
+        section whose session is not available shows the latest older session's rows flagged
+        STALE), never merged into one "today"."""
+        return respond(
+            service.snapshot(
+                _symbols(symbol, symbols),
+                datasets=datasets,
+                date=date,
+                as_of=as_of,
+                pin=x_pitlake_pin,
+            )
+        )
+
+    @r.get("/status", response_model=StatusEnvelope, summary="Freshness per dataset")
+    def status(as_of: AsOf = None, x_pitlake_pin: Pin = None) -> Response:
+        """Per dataset: the latest successful fetch in the ledger (as recorded by the as-of)
+        against the latest closed session, and the lag in sessions."""
+        return respond(service.status(as_of=as_of, pin=x_pitlake_pin))
+
+    return r
+
+
+# ---------------------------------------------------------------- app
+
+
+def _include_optional_routers(app: FastAPI, lake: Lake) -> None:
+    """HOOK for routers other parts of pitlake provide. The dashboard
+    (`pitlake.api.dashboard.router`) is included when that module exists; it finds the lake
+    as `request.app.state.lake` (also `.service`, `.catalog`, `.lake_path`)."""
+    try:
+        from pitlake.api.dashboard import router as dashboard_router
+    except ImportError:
+        return
+    app.include_router(dashboard_router)
+
+
+def _openapi(app: FastAPI, token_required: bool) -> Callable[[], dict[str, Any]]:
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            if token_required:
+                schema.setdefault("components", {})["securitySchemes"] = {
+                    "bearer": {"type": "http", "scheme": "bearer"}
+                }
+                schema["security"] = [{"bearer": []}]
+                for path in OPEN_PATHS:
+                    for op in schema.get("paths", {}).get(path, {}).values():
+                        op["security"] = []
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    return build
+
+
+def create_app(
+    lake_path: str | os.PathLike[str],
+    *,
+    as_of_pin: str | date | datetime | None = None,
+    allowed_pins: dict[str, Any] | list[str] | None = None,
+    token: str | None = None,
+    catalog_url: str | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> FastAPI:
+    """The FastAPI app for one lake. `as_of_pin` clamps every request; `allowed_pins`
+    ({name: T} or ['name=T']) are pins a request may choose with the X-Pitlake-Pin header;
+    `token` (default: $PITLAKE_API_TOKEN) requires a bearer token on every path but
+    /healthz; `clock` returns "now" (tests)."""
+    root = Path(lake_path)
+    if not root.is_dir():
+        raise FileNotFoundError(f"no lake directory at {root}")
+    service = QueryService(
+        root,
+        as_of_pin=as_of_pin,
+        allowed_pins=allowed_pins,
+        catalog_url=catalog_url,
+        clock=clock,
+    )
+    lake = service.lake(service.base_pin)
+    token = token if token is not None else os.environ.get(ENV_TOKEN, "").strip() or None
+    install_log_redaction("pitlake.api", "uvicorn.error", "uvicorn.access")
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        service.close()
+
+    app = FastAPI(
+        title="pitlake query API",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    app.state.lake = lake
+    app.state.catalog = service.catalog
+    app.state.lake_path = root
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+
+    @app.get(
+        "/healthz",
+        response_model=Envelope,
+        tags=["health"],
+        summary="Liveness (no token needed)",
+        responses={503: ERROR_RESPONSES[503]},
+    )
+    def healthz() -> Response:
+        alive = root.is_dir()
+        env = Result(
+            status=ResultStatus.OK if alive else ResultStatus.NOT_CONFIGURED,
+            message="ok" if alive else "the lake directory is gone",
+            meta={"pinned": service.base_pin is not None},
+        ).to_dict()
+        return respond(Answer(env), 200 if alive else 503)
+
+    app.include_router(_router(service))
+    _include_optional_routers(app, lake)
+    app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
+    if token is not None:
+        app.add_middleware(BearerAuth, token=token)
+    app.add_middleware(NeverFiveHundred)  # added last: outermost, so it guards auth too
+    _warm_up(service)
+    return app
+
+
+def _warm_up(service: QueryService) -> None:
+    """Load the exchange calendar and open the catalog now, not on the first request."""
+    from pitlake.calendar import XSHG
+
+    try:
+        _ = XSHG.first
+        _ = service.catalog
+    except Exception:  # the request that needs them will report it properly
+        log.exception("warm-up failed")

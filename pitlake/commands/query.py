@@ -1,0 +1,381 @@
+"""`pitlake query`, `pitlake serve`, `pitlake mcp`: the query API on the command line, over
+HTTP and over MCP (stdio). All three answer through `pitlake.api.service.QueryService`, so they
+print the same envelope.
+
+Only typer is imported at module level: `pitlake --help` and `pitlake query` must not pay for
+FastAPI, Prefect or Great Expectations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from pitlake.api.service import Answer, QueryService
+
+ENV_HOME = "PITLAKE_HOME"
+# Exit codes of `pitlake query` (also in its --help).
+EXIT_OK = 0  # OK, NO_DATA
+EXIT_INVALID = 2  # INVALID_ARGUMENTS (also typer's own usage errors)
+EXIT_NOT_OK = (
+    3  # NOT_READY, UPSTREAM_ERROR, RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED, UNKNOWN
+)
+EXIT_FAULT = 4  # the lake could not answer (unreadable file or catalog, internal error)
+
+MAX_TABLE_ROWS = 50
+WIDE_COLUMNS = 8  # more columns than this, and at most TRANSPOSE_ROWS rows: print transposed
+TRANSPOSE_ROWS = 4
+MAX_CELL = 60
+HIDDEN_COLUMNS = ("known_at_basis", "ingested_at", "run_id", "content", "url", "source")
+
+# Which options each dataset takes (as_of always applies). Anything else is refused, so a
+# typo'd query never silently answers a different question.
+APPLIES: dict[str, frozenset[str]] = {
+    "quotes": frozenset({"symbol", "date", "start", "end", "adjust"}),
+    "valuation": frozenset({"symbol", "date", "start", "end"}),
+    "financials": frozenset({"symbol", "statement", "latest_only", "period"}),
+    "news": frozenset({"symbol", "date", "start", "end", "lookback_days", "limit"}),
+    "dragon_tiger": frozenset({"symbol", "date", "start", "end"}),
+    "calendar": frozenset({"date", "start", "end"}),
+    "snapshot": frozenset({"symbol", "date", "datasets"}),
+    "status": frozenset(),
+}
+OPTION_FLAGS = {
+    "symbol": "--symbol",
+    "date": "--date",
+    "start": "--start",
+    "end": "--end",
+    "adjust": "--adjust",
+    "statement": "--statement",
+    "latest_only": "--latest-only",
+    "period": "--period",
+    "lookback_days": "--lookback-days",
+    "limit": "--limit",
+    "datasets": "--datasets",
+}
+
+QUERY_HELP = f"""Ask the lake what was known as of a cutoff; prints the answer envelope.
+
+DATASET is one of: quotes, valuation, financials, news, dragon-tiger, calendar, snapshot,
+status.
+
+Exit codes: {EXIT_OK} OK or NO_DATA; {EXIT_INVALID} INVALID_ARGUMENTS; {EXIT_NOT_OK} NOT_READY, UPSTREAM_ERROR,
+RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED or UNKNOWN; {EXIT_FAULT} the lake could not answer
+(unreadable file or catalog).
+"""
+
+
+def default_lake() -> Path:
+    """--lake default: $PITLAKE_HOME, else ./lake."""
+    home = os.environ.get(ENV_HOME, "").strip()
+    return Path(home) if home else Path("lake")
+
+
+def exit_code(answer: Answer) -> int:
+    from pitlake.envelope import ResultStatus
+
+    if answer.fault is not None:
+        return EXIT_FAULT
+    if answer.status is ResultStatus.INVALID_ARGUMENTS:
+        return EXIT_INVALID
+    return EXIT_OK if answer.ok else EXIT_NOT_OK
+
+
+def _invalid(message: str) -> Answer:
+    from pitlake.api.service import Answer
+    from pitlake.envelope import Result
+
+    return Answer(Result.invalid(message).to_dict())
+
+
+def run_query(service: QueryService, dataset: str, opts: dict[str, Any]) -> Answer:
+    """Dispatch one CLI query (options already collected) to the service."""
+    from pitlake.api.params import dataset_name
+    from pitlake.errors import InvalidArgumentsError
+
+    try:
+        name = dataset_name(dataset)
+    except InvalidArgumentsError as e:
+        return _invalid(str(e))
+    given = {k for k, v in opts.items() if v not in (None, False, [], ()) and k != "as_of"}
+    extra = sorted(given - APPLIES[name])
+    if extra:
+        flags = ", ".join(OPTION_FLAGS[k] for k in extra)
+        return _invalid(f"{flags} do(es) not apply to {name.replace('_', '-')}")
+    as_of = opts.get("as_of")
+    span = {k: opts.get(k) for k in ("date", "start", "end")}
+    if name == "quotes":
+        return service.quotes(opts["symbol"], **span, adjust=opts["adjust"] or "none", as_of=as_of)
+    if name == "valuation":
+        return service.valuation(opts["symbol"], **span, as_of=as_of)
+    if name == "financials":
+        return service.financials(
+            opts["symbol"],
+            statement=opts["statement"],
+            periods=opts["period"] or None,
+            latest_only=bool(opts["latest_only"]),
+            as_of=as_of,
+        )
+    if name == "news":
+        return service.news(
+            opts["symbol"],
+            **span,
+            lookback_days=opts["lookback_days"],
+            limit=opts["limit"],
+            as_of=as_of,
+        )
+    if name == "dragon_tiger":
+        return service.dragon_tiger(opts["symbol"], **span, as_of=as_of)
+    if name == "calendar":
+        return service.calendar(**span, as_of=as_of)
+    if name == "snapshot":
+        return service.snapshot(
+            opts["symbol"], datasets=opts["datasets"], date=opts["date"], as_of=as_of
+        )
+    return service.status(as_of=as_of)
+
+
+# ---------------------------------------------------------------- readable output
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".") if abs(value) < 1e15 else f"{value:.4g}"
+    text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
+
+
+def _print_envelope(console: Any, env: dict[str, Any], title: str | None = None) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    ok = env["status"] in ("OK", "NO_DATA")
+    head = Text()
+    if title:
+        head.append(f"[{title}] ", style="bold")
+    head.append(env["status"], style="bold green" if ok else "bold red")
+    head.append(
+        f"  requested {env['requested_date'] or '-'}"
+        f"  effective {env['effective_trade_date'] or '-'} ({env['date_status']})"
+        f"  as_of {env['as_of'] or '-'}  source {env['source'] or '-'}"
+        f"  rows {env['meta'].get('rows', len(env['data']))}"
+        + ("  retryable" if env.get("retryable") else "")
+        + ("  pinned" if env["meta"].get("pinned") else "")
+    )
+    console.print(head)
+    if env["message"]:
+        console.print(Text(env["message"]), style="dim")
+    rows = env["data"]
+    if not rows:
+        return
+    columns = [
+        c
+        for c in dict.fromkeys(k for row in rows for k in row)
+        if c not in HIDDEN_COLUMNS and any(row.get(c) not in (None, "", []) for row in rows)
+    ]
+    shown = rows[:MAX_TABLE_ROWS]
+    if len(columns) > WIDE_COLUMNS and len(shown) <= TRANSPOSE_ROWS:
+        # Few rows, many fields: one line per field reads better than a squeezed table.
+        table = Table(show_header=True, header_style="bold")
+        table.add_column("field")
+        for i in range(len(shown)):
+            table.add_column(str(i + 1), overflow="fold")
+        for c in columns:
+            table.add_row(c, *(_cell(row.get(c)) for row in shown))
+    else:
+        table = Table(show_header=True, header_style="bold")
+        for c in columns:
+            table.add_column(c, overflow="fold")
+        for row in shown:
+            table.add_row(*(_cell(row.get(c)) for c in columns))
+    console.print(table)
+    if len(rows) > MAX_TABLE_ROWS:
+        console.print(f"… {len(rows) - MAX_TABLE_ROWS} more rows (use --json for all)")
+
+
+def print_readable(env: dict[str, Any]) -> None:
+    from rich.console import Console
+
+    console = Console(soft_wrap=False)
+    if (
+        env["data"]
+        and all("dataset" in s and "status" in s for s in env["data"])
+        and ("aligned" in env["meta"])
+    ):
+        _print_envelope(console, {**env, "data": []}, title="snapshot")
+        for section in env["data"]:
+            _print_envelope(console, section, title=section["dataset"])
+        return
+    _print_envelope(console, env)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def query(
+    dataset: Annotated[
+        str,
+        typer.Argument(
+            help="quotes | valuation | financials | news | "
+            "dragon-tiger | calendar | snapshot | status"
+        ),
+    ],
+    symbol: Annotated[
+        list[str] | None,
+        typer.Option("--symbol", "-s", help="Symbol in any form (repeatable, or comma-separated)."),
+    ] = None,
+    date: Annotated[str | None, typer.Option(help="One session / day (YYYY-MM-DD).")] = None,
+    start: Annotated[str | None, typer.Option(help="Range start.")] = None,
+    end: Annotated[str | None, typer.Option(help="Range end.")] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Cutoff: YYYY-MM-DD (end of that Beijing day) or ISO time."),
+    ] = None,
+    adjust: Annotated[str | None, typer.Option(help="quotes: none | qfq | hfq.")] = None,
+    statement: Annotated[
+        str | None, typer.Option(help="financials: income | balance | cashflow.")
+    ] = None,
+    latest_only: Annotated[
+        bool, typer.Option("--latest-only", help="financials: greatest report period only.")
+    ] = False,
+    period: Annotated[
+        list[str] | None, typer.Option(help="financials: report period (repeatable).")
+    ] = None,
+    lookback_days: Annotated[int | None, typer.Option(help="news: days back (1-366).")] = None,
+    limit: Annotated[int | None, typer.Option(help="news: newest N items.")] = None,
+    datasets: Annotated[
+        str | None, typer.Option(help="snapshot: comma-separated datasets (default: all).")
+    ] = None,
+    lake: Annotated[
+        Path | None, typer.Option(help="Lake directory (default: $PITLAKE_HOME, else ./lake).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the envelope as JSON.")] = False,
+) -> None:
+    root = lake or default_lake()
+    opts: dict[str, Any] = {
+        "symbol": symbol or None,
+        "date": date,
+        "start": start,
+        "end": end,
+        "as_of": as_of,
+        "adjust": adjust,
+        "statement": statement,
+        "latest_only": latest_only,
+        "period": period or None,
+        "lookback_days": lookback_days,
+        "limit": limit,
+        "datasets": datasets,
+    }
+    if not root.is_dir():
+        answer = _invalid(f"no lake directory at {root} (use --lake DIR or set ${ENV_HOME})")
+    else:
+        from pitlake.api.service import QueryService
+
+        service = QueryService(root)
+        try:
+            answer = run_query(service, dataset, opts)
+        finally:
+            service.close()
+    env = answer.public()
+    if as_json:
+        typer.echo(json.dumps(env, ensure_ascii=False, indent=2))
+    else:
+        print_readable(env)
+    raise typer.Exit(exit_code(answer))
+
+
+query.__doc__ = QUERY_HELP
+
+
+def _check_serving_args(lake: Path, as_of: str | None, pins: list[str]) -> None:
+    from pitlake.api.params import pin_table
+    from pitlake.errors import InvalidArgumentsError
+    from pitlake.pit import parse_cutoff
+
+    if not lake.is_dir():
+        typer.echo(f"error: no lake directory at {lake}", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    try:
+        if as_of is not None:
+            parse_cutoff(as_of)
+        pin_table(pins)
+    except InvalidArgumentsError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_INVALID) from None
+
+
+def serve(
+    lake: Annotated[
+        Path | None, typer.Option(help="Lake directory (default: $PITLAKE_HOME, else ./lake).")
+    ] = None,
+    host: Annotated[str, typer.Option(help="Bind address (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Pin every request to this cutoff (later as_of clamped)."),
+    ] = None,
+    allow_pin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-pin",
+            help="NAME=T: a pin requests may choose with the X-Pitlake-Pin header (repeatable).",
+        ),
+    ] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the HTTP query API (FastAPI; OpenAPI at /openapi.json, docs at /docs). Set
+    PITLAKE_API_TOKEN to require 'Authorization: Bearer <token>' on every path but /healthz."""
+    root = lake or default_lake()
+    pins = allow_pin or []
+    _check_serving_args(root, as_of, pins)
+    import uvicorn
+
+    from pitlake.api.app import create_app
+    from pitlake.api.auth import ENV_TOKEN
+    from pitlake.api.redact import install_log_redaction
+
+    if host not in ("127.0.0.1", "localhost", "::1") and not os.environ.get(ENV_TOKEN):
+        typer.echo(
+            f"warning: serving on {host} without a token; set {ENV_TOKEN} to require one",
+            err=True,
+        )
+    app = create_app(root, as_of_pin=as_of, allowed_pins=pins)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+    install_log_redaction("pitlake.api", "uvicorn", "uvicorn.error", "uvicorn.access")
+    uvicorn.Server(config).run()
+
+
+def mcp(
+    lake: Annotated[
+        Path | None, typer.Option(help="Lake directory (default: $PITLAKE_HOME, else ./lake).")
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Pin every tool call to this cutoff (later as_of clamped)."),
+    ] = None,
+) -> None:
+    """Serve the query tools over MCP (stdio). The as-of is pinned by this flag, never by a
+    tool argument the model fills."""
+    root = lake or default_lake()
+    _check_serving_args(root, as_of, [])
+    from pitlake.api.redact import install_log_redaction
+    from pitlake.mcp_server import create_server
+
+    install_log_redaction("pitlake.api", "fastmcp", "mcp")
+    server = create_server(root, as_of_pin=as_of)
+    print("pitlake MCP server on stdio", file=sys.stderr)
+    server.run(transport="stdio", show_banner=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("query", help=QUERY_HELP)(query)
+    app.command("serve")(serve)
+    app.command("mcp")(mcp)
