@@ -256,11 +256,14 @@ def render_page(d: Mapping[str, Any]) -> str:
         parts.append(_empty_state(d))
     else:
         parts += [
-            _freshness(d),
-            _coverage(d),
-            _validation(d),
-            _quarantine(d["quarantine"]),
-            _runs(d["runs"]),
+            f'<section id="{name}">{body}</section>'
+            for name, body in (
+                ("freshness", _freshness(d)),
+                ("coverage", _coverage(d)),
+                ("validation", _validation(d)),
+                ("quarantine", _quarantine(d["quarantine"])),
+                ("runs", _runs(d["runs"])),
+            )
         ]
     json_link = _link(ref["as_of"] if ref["source"] == "as_of" else None, "/dashboard/data.json")
     parts.append(
@@ -361,7 +364,7 @@ def _freshness(d: Mapping[str, Any]) -> str:
             f"<td>{last}</td></tr>"
         )
     return (
-        '<h2 id="freshness">Freshness</h2>'
+        "<h2>Freshness</h2>"
         '<p class="muted small">Latest successful fetch (OK or NO_DATA) per dataset against the '
         "latest XSHG session closed at the reference; lag counts sessions, not days.</p>"
         '<table class="data" id="freshness-table"><thead><tr><th>Dataset</th>'
@@ -435,7 +438,7 @@ def _coverage(d: Mapping[str, Any]) -> str:
         body.append(f'<tr data-dataset="{esc(ds)}"><th class="ds">{esc(ds)}{note}</th>{cells}</tr>')
     span = f"{sessions[0]} … {sessions[-1]}" if sessions else ""
     return (
-        f'<h2 id="coverage">Coverage: the last {len(sessions)} sessions '
+        f"<h2>Coverage: the last {len(sessions)} sessions "
         f'<span class="muted small">({esc(span)})</span></h2>'
         f"{_legend(d['legend'])}"
         '<p class="muted small">Each cell is the ledger status of one dataset on one session '
@@ -555,7 +558,7 @@ def _validation(d: Mapping[str, Any]) -> str:
             f"{failed}</div>"
         )
     return (
-        '<h2 id="validation">Validation pass rate</h2>'
+        "<h2>Validation pass rate</h2>"
         f'<p class="muted small">{esc(d["validation"]["basis"])}. '
         "One column per day: green = passed every expectation, amber dotted = warnings "
         "(written, flagged), red hatched = rejected (quarantined). Full results in the "
@@ -570,7 +573,7 @@ def _validation(d: Mapping[str, Any]) -> str:
 def _quarantine(items: Sequence[Mapping[str, Any]]) -> str:
     if not items:
         return (
-            '<h2 id="quarantine">Quarantine</h2><p class="muted" id="quarantine-empty">'
+            '<h2>Quarantine</h2><p class="muted" id="quarantine-empty">'
             "No batch has been quarantined.</p>"
         )
     arts = []
@@ -607,7 +610,7 @@ def _quarantine(items: Sequence[Mapping[str, Any]]) -> str:
             f'<p><b>Failed expectations</b></p><ul class="failed">{exps}</ul>{sample}</article>'
         )
     return (
-        f'<h2 id="quarantine">Quarantine <span class="muted small">({len(items)} batch(es), '
+        f'<h2>Quarantine <span class="muted small">({len(items)} batch(es), '
         "newest first)"
         f'</span></h2><div class="quarantine" id="quarantine-list">{"".join(arts)}</div>'
     )
@@ -615,7 +618,7 @@ def _quarantine(items: Sequence[Mapping[str, Any]]) -> str:
 
 def _runs(items: Sequence[Mapping[str, Any]]) -> str:
     if not items:
-        return '<h2 id="runs">Recent runs</h2><p class="muted">No run recorded yet.</p>'
+        return '<h2>Recent runs</h2><p class="muted">No run recorded yet.</p>'
     rows = []
     for r in items:
         chips = " ".join(
@@ -652,7 +655,7 @@ def _runs(items: Sequence[Mapping[str, Any]]) -> str:
             f"<td>{chips}{details}</td></tr>"
         )
     return (
-        '<h2 id="runs">Recent runs</h2><table class="data" id="runs-table"><thead><tr>'
+        '<h2>Recent runs</h2><table class="data" id="runs-table"><thead><tr>'
         "<th>Run</th><th>Flow</th><th>Status</th><th>Started</th>"
         '<th class="num">Duration</th><th>Datasets</th></tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"

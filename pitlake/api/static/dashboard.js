@@ -56,7 +56,7 @@
       row(dl, "Ledger dates", cell.entry_dates.join(", "));
     }
     row(dl, "Run", cell.run_id);
-    row(dl, "Recorded at", cell.recorded_at);
+    row(dl, "Recorded at", (cell.recorded_at || "").replace("T", " ").replace(/\.\d+/, ""));
     panel.appendChild(dl);
     var old = document.querySelector(".cell.selected");
     if (old) old.classList.remove("selected");
