@@ -28,6 +28,7 @@ from pitlake.envelope import LEDGER_SUCCESS, LedgerStatus
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
 from pitlake.lake.store import LakeStore
+from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import iso_beijing
 from pitlake.symbols import canonical_many
 from pitlake.vendors.base import FetchRequest
@@ -178,6 +179,7 @@ class RunEnv:
         self.run_id = run_id
         self.store = LakeStore(self.lake_root)
         self.catalog = Catalog(catalog_url, lake_root=self.lake_root)
+        extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
         # Raw capture keeps live answers so the lake can be rebuilt without refetching; a
         # replay source is already raw.
         spec = parse_source(source)

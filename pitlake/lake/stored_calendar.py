@@ -1,0 +1,39 @@
+"""Extend the trading calendar past the offline one with the stored `calendar` dataset.
+
+exchange-calendars stops where the exchanges have published holidays (2026-12-31 today); the
+vendors' calendars (Tushare trade_cal, Sina) reach further. Sessions past the offline end come
+only from what the lake holds — never guessed."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pandas as pd
+
+from pitlake.calendar import XSHG
+from pitlake.lake.store import LakeStore
+
+
+def extend_calendar_from_lake(store: LakeStore) -> date | None:
+    """Register stored XSHG sessions past the offline calendar; returns the new last known
+    date, or None when the lake holds nothing past it."""
+    frame = store.read_all("calendar")
+    if frame is None or frame.empty:
+        return None
+    frame = frame[frame["exchange"] == "XSHG"]
+    days = pd.to_datetime(frame["date"]).dt.date
+    beyond = frame[days > XSHG.offline_last]
+    if beyond.empty:
+        return None
+    # the latest stored version of each date decides
+    latest = beyond.sort_values("known_at").drop_duplicates(["exchange", "date"], keep="last")
+    through = max(pd.to_datetime(latest["date"]).dt.date)
+    sessions = [
+        d
+        for d, is_open in zip(
+            pd.to_datetime(latest["date"]).dt.date, latest["is_open"], strict=True
+        )
+        if bool(is_open)
+    ]
+    XSHG.register_extension(sessions, through=through)
+    return through

@@ -1,0 +1,49 @@
+"""Past the offline calendar's end, sessions come from the stored vendor calendar only."""
+
+from datetime import date, datetime
+
+import pytest
+
+from pitlake import calendar as cal
+from pitlake.calendar import BEIJING
+from pitlake.errors import CalendarRangeError
+from pitlake.lake.store import LakeStore
+from pitlake.lake.stored_calendar import extend_calendar_from_lake
+from tests.lake.conftest import canonical
+
+
+def _rows(days: dict[str, bool]) -> list[dict]:
+    return [{"exchange": "XSHG", "date": d, "is_open": o} for d, o in days.items()]
+
+
+def test_stored_calendar_extends_past_the_offline_end(store: LakeStore) -> None:
+    seen = datetime(2026, 12, 20, 20, 0, tzinfo=BEIJING)
+    frame = canonical(
+        "calendar",
+        _rows({"2026-12-31": True, "2027-01-01": False, "2027-01-04": True, "2027-01-05": True}),
+        fetched_at=seen,
+    )
+    store.write("calendar", frame, run_id="r1", ingested_at=seen)
+    try:
+        assert extend_calendar_from_lake(store) == date(2027, 1, 5)
+        assert cal.is_session("2027-01-04")
+        assert not cal.is_session("2027-01-01")
+        assert cal.next_session("2026-12-31") == date(2027, 1, 4)
+        with pytest.raises(CalendarRangeError):
+            cal.is_session("2027-01-06")  # past what the lake knows: never guessed
+    finally:
+        cal.XSHG.reset_extension()
+
+
+def test_nothing_past_the_offline_end_changes_nothing(store: LakeStore) -> None:
+    seen = datetime(2025, 7, 1, tzinfo=BEIJING)
+    store.write(
+        "calendar",
+        canonical("calendar", _rows({"2025-06-30": True}), fetched_at=seen),
+        run_id="r1",
+        ingested_at=seen,
+    )
+    assert extend_calendar_from_lake(store) is None
+    assert extend_calendar_from_lake(LakeStore(store.root / "empty")) is None
+    with pytest.raises(CalendarRangeError):
+        cal.is_session("2027-01-04")
