@@ -267,7 +267,7 @@ def render_page(d: Mapping[str, Any]) -> str:
         ]
     json_link = _link(ref["as_of"] if ref["source"] == "as_of" else None, "/dashboard/data.json")
     parts.append(
-        f"<footer>Generated {esc(d['generated_at'])} from the lake's catalog. "
+        f"<footer>Generated {esc(when(d['generated_at']))} from the lake's catalog. "
         f'Same content as JSON: <a href="{esc(json_link)}">data.json</a>.</footer>'
     )
     return _document("pitlake · data quality", "".join(parts), d)
