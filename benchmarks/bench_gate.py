@@ -228,6 +228,51 @@ def fingerprint_effect(frame: pd.DataFrame, days: list[date]) -> dict[str, float
     return {"fingerprint off (s)": off, "fingerprint on (s)": on}
 
 
+def nightly_append(repeat: int = 3) -> dict[str, float]:
+    """The write a nightly run really does: one session's 5,300 rows merged into the year
+    partition that already holds every earlier session of the year (read, merge, rewrite,
+    fsync, rename), against the gate on the same batch."""
+    from pitlake.lake.store import LakeStore
+
+    frame, days = synthetic_quotes(SESSION_ROWS * 120)
+    year = LAST_SESSION.year
+    in_year = [d for d in days if d.year == year]
+    frame = frame[[d in set(in_year) for d in frame["trade_date"]]].reset_index(drop=True)
+    today = frame[frame["trade_date"] == LAST_SESSION].reset_index(drop=True)
+    history = frame[frame["trade_date"] != LAST_SESSION].reset_index(drop=True)
+    root = Path(tempfile.mkdtemp(prefix="bench_gate_append_"))
+    try:
+        store = LakeStore(root)
+        store.write(
+            "quotes", history, run_id="history", ingested_at=datetime(2030, 1, 1, tzinfo=BEIJING)
+        )
+        part = store.partition_path("quotes", str(year))
+        saved = part.read_bytes()
+
+        def append() -> None:
+            part.write_bytes(saved)  # the partition as it was before tonight
+            store.write(
+                "quotes", today, run_id="tonight", ingested_at=datetime(2030, 1, 2, tzinfo=BEIJING)
+            )
+
+        write_s, _ = timed(append, repeat)
+        from expectations.gate import validate
+
+        ctx = context_for([LAST_SESSION])
+        gate_s, verdict = timed(lambda: validate("quotes", today, ctx), 9)
+        assert verdict.outcome.value == "pass", verdict.message
+        return {
+            "partition_rows_before": len(history),
+            "sessions_in_partition": len(in_year),
+            "batch_rows": len(today),
+            "append_write_s": write_s,
+            "gate_s": gate_s,
+            "ratio": gate_s / write_s,
+        }
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the 5M-row chunk")
@@ -290,6 +335,8 @@ def main() -> None:
     for name, ms in extra.get("per_expectation_ms", {}).items():  # type: ignore[union-attr]
         print(f"  {name:32s} {ms:7.2f} ms")
     print(extra.get("collapsed_session"))
+    extra["nightly_append"] = nightly_append()
+    print("nightly append into the year partition:", extra["nightly_append"])
     print(extra.get("fingerprint_1M"))
     OUT.mkdir(exist_ok=True)
     (OUT / "bench_gate.json").write_text(json.dumps({"sizes": rows_out, **extra}, indent=2))
