@@ -101,7 +101,15 @@ def dashboard_content(request: Request, as_of: str | None) -> dict[str, Any]:
 # ---------------------------------------------------------------- routes
 
 
-@router.get("/dashboard", response_class=HTMLResponse, summary="Data-quality dashboard")
+BAD_AS_OF = {400: {"description": "INVALID_ARGUMENTS: an unreadable or out-of-range as_of"}}
+
+
+@router.get(
+    "/dashboard",
+    response_class=HTMLResponse,
+    summary="Data-quality dashboard",
+    responses=BAD_AS_OF,
+)
 def dashboard(request: Request, as_of: str | None = AsOf) -> Response:
     """Freshness, coverage grid, validation pass rates, quarantine and runs (HTML)."""
     try:
@@ -111,7 +119,7 @@ def dashboard(request: Request, as_of: str | None = AsOf) -> Response:
     return _html(render_page(data))
 
 
-@router.get("/dashboard/data.json", summary="The dashboard's content as JSON")
+@router.get("/dashboard/data.json", summary="The dashboard's content as JSON", responses=BAD_AS_OF)
 def dashboard_json(request: Request, as_of: str | None = AsOf) -> Response:
     """Exactly what /dashboard renders. An empty lake answers `empty: true` and empty lists."""
     try:
@@ -152,7 +160,12 @@ def data_docs_root() -> Response:
     return RedirectResponse("/dq/", status_code=307)
 
 
-@router.get("/dq/{path:path}", summary="Data Docs (static site under <lake>/dq/)")
+@router.get(
+    "/dq/{path:path}",
+    summary="Data Docs (static site under <lake>/dq/)",
+    response_class=HTMLResponse,
+    responses={404: {"description": "No such file inside <lake>/dq/ (or no Data Docs yet)"}},
+)
 def data_docs(request: Request, path: str) -> Response:
     """Files of `<lake>/dq/` only: a path that resolves outside it (.., symlinks, absolute
     paths) is 404, as is any file type a static site does not need."""
