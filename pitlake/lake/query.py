@@ -22,7 +22,6 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -32,6 +31,7 @@ from pitlake.envelope import DateStatus, Result, ResultStatus
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.adjust import ADJUST_MODES, adjust_prices
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry
+from pitlake.lake.fs import ObjectFS, require_catalog_url
 from pitlake.lake.records import to_records
 from pitlake.lake.sql import DuckReader, Params, col, hidden, visible
 from pitlake.lake.status import (
@@ -125,18 +125,21 @@ class Lake:
         pin_as_of: str | date | datetime | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.root = Path(path)
-        self.store = LakeStore(self.root)
+        self.store = LakeStore(path)
+        self.root = self.store.root  # a Path, or an ObjectPath for an s3:// lake
         self._catalog_url = catalog_url
         self._catalog = catalog
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self.pinned_cutoff = parse_cutoff(pin_as_of) if pin_as_of is not None else None
-        self._reader = DuckReader()
+        self._reader = DuckReader(self.store.fs.fs if isinstance(self.store.fs, ObjectFS) else None)
 
     @property
     def catalog(self) -> Catalog:
         if self._catalog is None:
-            self._catalog = Catalog(self._catalog_url, lake_root=self.root)
+            url = self._catalog_url
+            if self.store.remote:
+                url = require_catalog_url(url, self.root)
+            self._catalog = Catalog(url, lake_root=None if self.store.remote else self.root)
         return self._catalog
 
     def close(self) -> None:

@@ -63,10 +63,15 @@ def hidden(params: Params, cutoff: datetime, as_ingested: datetime | None) -> st
 
 
 class DuckReader:
-    """Runs read-only statements over Parquet files; one cursor per call (thread-safe)."""
+    """Runs read-only statements over Parquet files; one cursor per call (thread-safe).
 
-    def __init__(self) -> None:
+    `filesystem` (an fsspec filesystem) is registered on the connection so `s3://` file URLs
+    are read through it, without DuckDB's httpfs extension."""
+
+    def __init__(self, filesystem: Any | None = None) -> None:
         self._db = duckdb.connect()
+        if filesystem is not None:
+            self._db.register_filesystem(filesystem)
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -91,12 +96,12 @@ class DuckReader:
             cur.close()
 
     @staticmethod
-    def source(files: Sequence[Path], params: Params) -> str:
+    def source(files: Sequence[Path | str], params: Params) -> str:
         holder = params.add([str(f) for f in files])
         return f"read_parquet({holder}, union_by_name = true, hive_partitioning = false) t"
 
     def latest_versions(
-        self, schema: DatasetSchema, files: Sequence[Path], where: list[str], params: Params
+        self, schema: DatasetSchema, files: Sequence[Path | str], where: list[str], params: Params
     ) -> pa.Table | None:
         """The newest visible version per key among rows matching `where` (None: no files)."""
         if not files:

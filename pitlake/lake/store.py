@@ -10,6 +10,9 @@ Each partition file is rewritten whole, under a per-partition file lock (read â†
 through a temp file that is fsynced and renamed over the old one. A crash at any point leaves the
 previous file; an unchanged partition is never rewritten, so re-ingesting identical data leaves
 byte-identical files.
+
+The root may also be an `s3://bucket/prefix` URL (see `pitlake.lake.fs`): then each write is
+one PutObject of the whole file (atomic per object) under a local cross-process lock.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pitlake.calendar import beijing
-from pitlake.lake.locking import locked
+from pitlake.lake.fs import LakePath, ObjectFS, ObjectPath, lake_root, open_fs
 from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
 from schemas import DatasetSchema
 from schemas import get as get_schema
@@ -57,14 +60,14 @@ _REVISED = "__revised"
 
 class Partition(NamedTuple):
     value: str
-    path: Path
+    path: LakePath
 
 
 class PartitionFile(NamedTuple):
     """A partition file after a write: its value, path, row count and content hash."""
 
     value: str
-    path: Path
+    path: LakePath
     rows: int
     sha256: str
 
@@ -321,21 +324,33 @@ def _versions_matching(
 
 
 class LakeStore:
-    """Reads and writes the lake's files under `root`."""
+    """Reads and writes the lake's files under `root` (a directory or an s3:// URL)."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root)
+    def __init__(self, root: str | os.PathLike[str] | ObjectPath) -> None:
+        self.root: Any = lake_root(root)  # Path, or ObjectPath for a URL
+        self.fs = open_fs(self.root)
+
+    @property
+    def remote(self) -> bool:
+        return self.fs.remote
+
+    def _put(self, path: LakePath, data: bytes) -> None:
+        """Publish a whole file: temp + fsync + rename locally, one PUT on object storage."""
+        if isinstance(self.fs, ObjectFS):
+            self.fs.put(path, data)  # type: ignore[arg-type]
+        else:
+            atomic_write_bytes(path, data)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ layout
 
-    def dataset_dir(self, dataset: str) -> Path:
+    def dataset_dir(self, dataset: str) -> Any:
         return self.root / CURATED / get_schema(dataset).name
 
-    def partition_dir(self, dataset: str, value: str) -> Path:
+    def partition_dir(self, dataset: str, value: str) -> Any:
         name = get_schema(dataset).partitioning.name
         return self.dataset_dir(dataset) / f"{name}={safe_segment(value, 'partition value')}"
 
-    def partition_path(self, dataset: str, value: str) -> Path:
+    def partition_path(self, dataset: str, value: str) -> Any:
         return self.partition_dir(dataset, value) / PART_FILE
 
     def dataset_glob(self, dataset: str) -> str:
@@ -345,18 +360,11 @@ class LakeStore:
 
     def list_partitions(self, dataset: str) -> list[Partition]:
         """Partitions that hold a file, sorted by value."""
-        d = self.dataset_dir(dataset)
         prefix = f"{get_schema(dataset).partitioning.name}="
-        if not d.is_dir():
-            return []
-        out = []
-        for child in sorted(d.iterdir()):
-            path = child / PART_FILE
-            if child.name.startswith(prefix) and path.is_file():
-                out.append(Partition(child.name[len(prefix) :], path))
-        return out
+        found = self.fs.partition_files(self.dataset_dir(dataset), prefix, PART_FILE)
+        return [Partition(value, path) for value, path in found]
 
-    def files(self, dataset: str, values: Iterable[str] | None = None) -> list[Path]:
+    def files(self, dataset: str, values: Iterable[str] | None = None) -> list[Any]:
         """Existing partition files, optionally only those whose value is in `values`."""
         parts = self.list_partitions(dataset)
         if values is not None:
@@ -368,14 +376,14 @@ class LakeStore:
 
     def read_partition(self, dataset: str, value: str) -> pd.DataFrame | None:
         path = self.partition_path(dataset, value)
-        if not path.is_file():
+        if not self.fs.is_file(path):
             return None
-        return pq.ParquetFile(path).read().to_pandas()
+        return self.fs.parquet(path).read().to_pandas()
 
     def read_all(self, dataset: str) -> pd.DataFrame:
         """Every stored version of a dataset (all partitions), for tests and tools."""
         schema = get_schema(dataset)
-        frames = [pq.ParquetFile(p.path).read().to_pandas() for p in self.list_partitions(dataset)]
+        frames = [self.fs.parquet(p.path).read().to_pandas() for p in self.list_partitions(dataset)]
         frames = [f for f in frames if len(f)]
         if not frames:
             return schema.empty_frame()
@@ -405,14 +413,14 @@ class LakeStore:
             values = schema.partitioning.derive(batch).astype(str).to_numpy()
             for value in sorted(set(values)):
                 sub = batch[values == value]
-                with locked(self.partition_dir(schema.name, value)):
+                with self.fs.lock(self.partition_dir(schema.name, value)):
                     existing = self._read_table(schema, value)
                     stored = _versions_matching(existing, schema, sub)
                     added, revisions = new_versions(schema, sub, stored, ingested)
                     self._merge_into_partition(schema, value, existing, added, result)
                     result.revisions += revisions
         else:
-            with locked(self.dataset_dir(schema.name)):
+            with self.fs.lock(self.dataset_dir(schema.name)):
                 existing = self._versions_of_keys(schema, batch)
                 added, revisions = new_versions(schema, batch, existing, ingested)
                 result.revisions += revisions
@@ -422,7 +430,7 @@ class LakeStore:
                     else np.array([], dtype=object)
                 )
                 for value in sorted(set(values)):
-                    with locked(self.partition_dir(schema.name, value)):
+                    with self.fs.lock(self.partition_dir(schema.name, value)):
                         current = self._read_table(schema, value)
                         self._merge_into_partition(
                             schema, value, current, added[values == value], result
@@ -443,7 +451,7 @@ class LakeStore:
         """Stored versions of the batch's keys, wherever they are partitioned."""
         cols = list(dict.fromkeys([*schema.key, *schema.value_columns, "known_at"]))
         frames = [
-            _versions_matching(pq.ParquetFile(part.path).read(columns=cols), schema, batch)
+            _versions_matching(self.fs.parquet(part.path).read(columns=cols), schema, batch)
             for part in self.list_partitions(schema.name)
         ]
         found = [f for f in frames if f is not None and len(f)]
@@ -451,9 +459,9 @@ class LakeStore:
 
     def _read_table(self, schema: DatasetSchema, value: str) -> pa.Table | None:
         path = self.partition_path(schema.name, value)
-        if not path.is_file():
+        if not self.fs.is_file(path):
             return None
-        return conform(pq.ParquetFile(path).read(), schema)
+        return conform(self.fs.parquet(path).read(), schema)
 
     def _merge_into_partition(
         self,
@@ -467,12 +475,13 @@ class LakeStore:
         Concatenation and the sort run in Arrow: a nightly append to a year of the whole
         market must not round-trip a million rows through pandas."""
         path = self.partition_path(schema.name, value)
-        for stale in path.parent.glob(f".{PART_FILE}.*.tmp"):  # left by a crashed writer
-            stale.unlink(missing_ok=True)
+        if not self.remote:  # object storage has no temp files: a PUT is all or nothing
+            for stale in path.parent.glob(f".{PART_FILE}.*.tmp"):  # left by a crashed writer
+                stale.unlink(missing_ok=True)
         if added.empty:
-            if path.is_file():
-                rows = pq.ParquetFile(path).metadata.num_rows
-                result.partitions.append(PartitionFile(value, path, rows, file_sha256(path)))
+            if existing is not None:
+                rows = existing.num_rows
+                result.partitions.append(PartitionFile(value, path, rows, self.fs.sha256(path)))
             return
         new = pa.Table.from_pandas(
             added[schema.all_columns], schema=schema.arrow_schema, preserve_index=False
@@ -480,7 +489,7 @@ class LakeStore:
         merged = pa.concat_tables([existing, new]) if existing is not None else new
         table = merged.sort_by([(c, "ascending") for c in schema.sort_columns])
         data = parquet_bytes(table)
-        atomic_write_bytes(path, data)
+        self._put(path, data)
         sha = hashlib.sha256(data).hexdigest()
         result.partitions.append(PartitionFile(value, path, table.num_rows, sha))
         result.written.append(value)
@@ -490,7 +499,7 @@ class LakeStore:
 
     def raw_path(
         self, vendor: str, endpoint: str, *, fetched_at: datetime, run_id: str, seq: int
-    ) -> Path:
+    ) -> Any:
         if not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be a non-negative int, got {seq!r}")
         day = beijing(fetched_at).date().isoformat()
@@ -513,7 +522,7 @@ class LakeStore:
         fetched_at: datetime,
         run_id: str,
         seq: int,
-    ) -> Path:
+    ) -> Any:
         """Keep one vendor answer as-is (vendor-native columns), with the call's parameters
         (secrets dropped) and fetch time in the Parquet key-value metadata."""
         if fetched_at.tzinfo is None:
@@ -530,7 +539,7 @@ class LakeStore:
                 b"pitlake.run_id": run_id.encode(),
             }
         )
-        atomic_write_bytes(path, parquet_bytes(table.replace_schema_metadata(meta)))
+        self._put(path, parquet_bytes(table.replace_schema_metadata(meta)))
         return path
 
     # ------------------------------------------------------------ quarantine
@@ -543,15 +552,15 @@ class LakeStore:
         report: Mapping[str, Any],
         *,
         label: str | None = None,
-    ) -> Path:
+    ) -> Any:
         """Keep a rejected batch and the reason. Returns the batch file's path; `report.json`
         sits beside it. `label` distinguishes several rejected batches of one run."""
         schema = get_schema(dataset)
         directory = self.root / QUARANTINE / schema.name / safe_segment(run_id, "run_id")
         suffix = f"-{safe_segment(label, 'label')}" if label else ""
         batch_path = directory / f"batch{suffix}.parquet"
-        atomic_write_bytes(batch_path, parquet_bytes(lenient_table(frame)))
-        atomic_write_bytes(directory / f"report{suffix}.json", json_text(report, indent=2).encode())
+        self._put(batch_path, parquet_bytes(lenient_table(frame)))
+        self._put(directory / f"report{suffix}.json", json_text(report, indent=2).encode())
         return batch_path
 
 
