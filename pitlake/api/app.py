@@ -353,8 +353,8 @@ def create_app(
 ) -> FastAPI:
     """The FastAPI app for one lake. `as_of_pin` clamps every request; `allowed_pins`
     ({name: T} or ['name=T']) are pins a request may choose with the X-Pitlake-Pin header;
-    `token` (default: $PITLAKE_API_TOKEN) requires a bearer token on every path but
-    /healthz; `clock` returns "now" (tests)."""
+    `token` (default: $PITLAKE_API_TOKEN; "" for none) requires a bearer token on every path
+    but /healthz; `clock` returns "now" (tests)."""
     root = Path(lake_path)
     if not root.is_dir():
         raise FileNotFoundError(f"no lake directory at {root}")
@@ -366,7 +366,8 @@ def create_app(
         clock=clock,
     )
     lake = service.lake(service.base_pin)
-    token = token if token is not None else os.environ.get(ENV_TOKEN, "").strip() or None
+    # An explicit token="" turns the check off whatever the environment says.
+    token = (token if token is not None else os.environ.get(ENV_TOKEN, "")).strip() or None
     install_log_redaction("pitlake.api", "uvicorn.error", "uvicorn.access")
 
     @asynccontextmanager

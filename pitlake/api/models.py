@@ -75,7 +75,8 @@ class Freshness(BaseModel):
 
     dataset: str
     latest_ok_date: str | None = Field(
-        description="Latest date with a successful fetch (OK / NO_DATA) recorded by the as-of."
+        description="Latest session, up to latest_session, with a successful fetch (OK or "
+        "NO_DATA) in the ledger."
     )
     latest_session: str = Field(description="The latest XSHG session closed at the as-of.")
     lag_sessions: int | None = Field(description="Sessions between the two (None: never).")

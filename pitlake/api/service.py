@@ -51,8 +51,7 @@ from pitlake.lake.catalog import (
     WHOLE_MARKET,
     Catalog,
     from_storage,
-    ledger_events_table,
-    to_utc_naive,
+    ledger_table,
 )
 from pitlake.lake.query import Lake
 from pitlake.lake.status import BENIGN, combine
@@ -620,16 +619,17 @@ class QueryService:
     # ------------------------------------------------------------ freshness
 
     def status(self, *, as_of: str | None = None, pin: str | None = None) -> Answer:
-        """Freshness per dataset, as the ledger stood at the cutoff."""
+        """Freshness per dataset at the cutoff: the latest session the ledger holds a
+        successful fetch for, against the latest session closed at the cutoff."""
 
         def read(lake: Lake, as_of: Any) -> Result:
             ask = lake._ask(as_of, None)
             latest = XSHG.latest_closed_session(ask.cutoff)
-            rows = self._freshness(ask.cutoff, latest)
+            rows = self._freshness(latest)
             behind = [
                 f"{r['dataset']} ({r['lag_sessions']} behind)"
                 if r["lag_sessions"] is not None
-                else f"{r['dataset']} (no successful fetch recorded by the as-of)"
+                else f"{r['dataset']} (no successful fetch)"
                 for r in rows
                 if not r["fresh"]
             ]
@@ -652,30 +652,29 @@ class QueryService:
 
         return self._run("status", pin, as_of, read)
 
-    def _freshness(self, cutoff: datetime, latest: date) -> list[dict[str, Any]]:
-        """Per dataset: the latest successful fetch date recorded by the cutoff (any scope),
-        and the whole-market ledger status of the latest closed session at the cutoff."""
-        t = ledger_events_table.c
-        until = to_utc_naive(cutoff)
+    def _freshness(self, latest: date) -> list[dict[str, Any]]:
+        """Per dataset: the latest session ≤ `latest` with a successful fetch in the ledger
+        (any scope), and the whole-market ledger status of `latest` itself.
+
+        The ledger as it stands now, like every data answer: a backfill run later counts for
+        earlier as-ofs, because the data endpoints serve its rows for them too (DESIGN.md §10:
+        a backfill queried as of D equals what a nightly run on D would have served)."""
+        t = ledger_table.c
         ok = [s.value for s in SUCCESSFUL_FETCH]
         with self.catalog.engine.connect() as conn:
             latest_ok = dict(
                 conn.execute(
                     select(t.dataset, func.max(t.date_key))
-                    .where(
-                        t.status.in_(ok),
-                        t.recorded_at <= until,
-                        t.date_key <= cutoff.date(),
-                    )
+                    .where(t.status.in_(ok), t.date_key <= latest)
                     .group_by(t.dataset)
                 ).all()
             )
             on_latest = conn.execute(
-                select(t.dataset, t.status, t.recorded_at, t.message)
-                .where(t.date_key == latest, t.symbol == WHOLE_MARKET, t.recorded_at <= until)
-                .order_by(t.dataset, t.recorded_at, t.id)
+                select(t.dataset, t.status, t.recorded_at, t.message).where(
+                    t.date_key == latest, t.symbol == WHOLE_MARKET
+                )
             ).all()
-        last_on_latest = {r.dataset: r for r in on_latest}  # ordered: the last one wins
+        last_on_latest = {r.dataset: r for r in on_latest}
         rows = []
         for dataset in FRESHNESS_DATASETS:
             ok_date = latest_ok.get(dataset)

@@ -1,0 +1,131 @@
+"""A small, fully known lake for the query-API tests: canonical rows written with LakeStore and
+ledger entries recorded in the lake's own catalog (`<lake>/catalog.db`), so the HTTP app, the CLI
+(`--lake DIR`) and the MCP server all read the same thing.
+
+June 2025 (XSHG): 05-30, the Dragon Boat holiday 05-31 … 06-02, sessions 06-03 … 06-06, a
+weekend 06-07/08, then 06-09, 06-10, 06-11.
+- quotes: A and B on 05-30 and 06-03 … 06-06, each session OK; 06-09 UPSTREAM_ERROR, 06-10 RATE_LIMITED,
+  06-11 PERMISSION_DENIED (failed fetches, no rows).
+- adj_factors: A and B on 05-30 and 06-03 … 06-06 (A has an ex-date on 06-05).
+- valuation: A and B on 06-03 … 06-05 OK; 06-06 NOT_READY (the vendor had not published it).
+- dragon_tiger: A listed twice on 06-04; whole-market fetches OK on 06-03 … 06-06.
+- financials: A income for 2024 annual and 2025 Q1; B fetched OK with nothing public.
+- news: three items about A / B on 06-04 and 06-05.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.store import LakeStore
+from tests.lake.conftest import (
+    INGEST,
+    bar,
+    bj,
+    factor,
+    news_frame,
+    news_item,
+    statement_row,
+    write,
+)
+
+A, B = "600519.SH", "000001.SZ"
+SESSIONS = ["2025-06-03", "2025-06-04", "2025-06-05", "2025-06-06"]
+QUOTE_SESSIONS = ["2025-05-30", *SESSIONS]
+# "Now" for every service in these tests: after everything planted.
+NOW = datetime(2025, 12, 31, 12, 0, tzinfo=bj("2025-06-03").tzinfo)
+
+
+def build_lake(root: Path) -> Path:
+    """Write the lake described in the module docstring under `root`; returns `root`."""
+    store = LakeStore(root)
+    cat = Catalog(lake_root=root)
+    try:
+        _quotes(store, cat)
+        _factors(store, cat)
+        _valuation(store, cat)
+        _dragon_tiger(store, cat)
+        _financials(store, cat)
+        _news(store, cat)
+    finally:
+        cat.close()
+    return root
+
+
+def _quotes(store: LakeStore, cat: Catalog) -> None:
+    rows = [
+        bar(s, d, base + i, volume=1000.0 + i)
+        for i, d in enumerate(QUOTE_SESSIONS)
+        for s, base in ((A, 1500.0), (B, 11.0))
+    ]
+    write(store, "quotes", rows)
+    for d in QUOTE_SESSIONS:
+        cat.record_ledger(
+            "quotes", d, "OK", rows=2, vendor="tushare", trace=[{"vendor": "tushare"}], at=INGEST
+        )
+    for d, status, msg in (
+        ("2025-06-09", "UPSTREAM_ERROR", "tushare: read timed out; akshare: HTTP 502"),
+        ("2025-06-10", "RATE_LIMITED", "每分钟最多访问该接口500次"),
+        ("2025-06-11", "PERMISSION_DENIED", "抱歉，您没有访问该接口的权限"),
+    ):
+        cat.record_ledger("quotes", d, status, vendor="tushare", message=msg, at=INGEST)
+
+
+def _factors(store: LakeStore, cat: Catalog) -> None:
+    rows = []
+    for d in QUOTE_SESSIONS:
+        rows.append(factor(A, d, 2.0 if d >= "2025-06-05" else 1.0))
+        rows.append(factor(B, d, 1.0))
+    write(store, "adj_factors", rows)
+    for d in QUOTE_SESSIONS:
+        cat.record_ledger("adj_factors", d, "OK", rows=2, vendor="tushare", at=INGEST)
+
+
+def _valuation(store: LakeStore, cat: Catalog) -> None:
+    rows = [
+        {"symbol": s, "trade_date": d, "pe": pe, "pb": 3.0, "total_mv": 1.0e11}
+        for d in SESSIONS[:3]
+        for s, pe in ((A, 25.0), (B, 5.0))
+    ]
+    write(store, "valuation", rows)
+    for d in SESSIONS[:3]:
+        cat.record_ledger("valuation", d, "OK", rows=2, vendor="tushare", at=INGEST)
+    cat.record_ledger(
+        "valuation", SESSIONS[3], "NOT_READY", message="daily_basic returned 2025-06-05", at=INGEST
+    )
+
+
+def _dragon_tiger(store: LakeStore, cat: Catalog) -> None:
+    rows = [
+        {"symbol": A, "trade_date": "2025-06-04", "reason": r, "net_buy": n, "close": 1501.0}
+        for r, n in (("日涨幅偏离值达7%", 1e8), ("连续三个交易日内涨幅偏离值累计达20%", 2e8))
+    ]
+    write(store, "dragon_tiger", rows, source="akshare")
+    for d in SESSIONS:
+        cat.record_ledger("dragon_tiger", d, "OK", rows=2 if d == SESSIONS[1] else 0, at=INGEST)
+
+
+def _financials(store: LakeStore, cat: Catalog) -> None:
+    write(
+        store,
+        "financials",
+        [
+            statement_row(A, "2024-12-31", "2025-03-28", revenue=100.0, net_profit=10.0),
+            statement_row(A, "2025-03-31", "2025-04-25", revenue=30.0, net_profit=3.0),
+        ],
+    )
+    cat.record_ledger("financials", "2025-03-31", "OK", symbol=A, rows=2, at=INGEST)
+    cat.record_ledger("financials", "2025-03-31", "NO_DATA", symbol=B, at=INGEST)
+
+
+def _news(store: LakeStore, cat: Catalog) -> None:
+    items = [
+        news_item("n1", "贵州茅台公告", bj("2025-06-04", "19:30"), [A]),
+        news_item("n2", "平安银行快讯", bj("2025-06-05", "09:00"), [B]),
+        news_item("n3", "两家公司同日公告", bj("2025-06-05", "20:00"), [A, B]),
+    ]
+    write(store, "news", news_frame(items), ingested_at=INGEST)
+    for d in ("2025-06-04", "2025-06-05", "2025-06-06"):
+        cat.record_ledger("news", d, "OK", rows=1, vendor="akshare", at=INGEST)
