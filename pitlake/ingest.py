@@ -27,6 +27,7 @@ from pitlake.calendar import now_beijing, sessions_between
 from pitlake.envelope import LEDGER_SUCCESS, LedgerStatus
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
+from pitlake.lake.fs import local_docs_dir, require_catalog_url
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import iso_beijing
@@ -173,12 +174,19 @@ class RunEnv:
         capture_raw: bool | None = None,
         router: Router | None = None,
     ) -> None:
-        self.lake_root = Path(lake_root)
-        self.lake_root.mkdir(parents=True, exist_ok=True)
+        self.store = LakeStore(lake_root)
+        self.lake_root = self.store.root  # a Path, or an ObjectPath for an s3:// lake
+        if self.store.remote:
+            # No SQLite file or Data Docs beside objects: the catalog needs a URL, the docs a
+            # local directory.
+            catalog_url = require_catalog_url(catalog_url, self.lake_root)
+            self.docs_root: Path = local_docs_dir(str(self.lake_root))
+        else:
+            self.lake_root.mkdir(parents=True, exist_ok=True)
+            self.docs_root = self.lake_root
         self.source = source
         self.run_id = run_id
-        self.store = LakeStore(self.lake_root)
-        self.catalog = Catalog(catalog_url, lake_root=self.lake_root)
+        self.catalog = Catalog(catalog_url, lake_root=None if self.store.remote else self.lake_root)
         extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
         # Raw capture keeps live answers so the lake can be rebuilt without refetching; a
         # replay source is already raw.
@@ -199,6 +207,7 @@ class RunEnv:
         import duckdb
 
         con = duckdb.connect()
+        self.store.fs.register(con)  # s3:// files: read through the store's filesystem
         try:
             return con.execute(sql, [files]).fetchall()
         finally:
@@ -599,7 +608,7 @@ def commit(
     if docs:
         from expectations.datadocs import build_data_docs
 
-        build_data_docs(env.lake_root, docs)
+        build_data_docs(env.docs_root, docs)
     return outcomes
 
 

@@ -38,6 +38,7 @@ from pitlake.lake.locking import locked
 S3_SCHEME = "s3://"
 ENV_ENDPOINT = "PITLAKE_S3_ENDPOINT_URL"
 ENV_LOCK_DIR = "PITLAKE_LOCK_DIR"
+ENV_DOCS_DIR = "PITLAKE_DOCS_DIR"
 ENV_CATALOG_URL = "PITLAKE_CATALOG_URL"  # the same variable as pitlake.lake.catalog.ENV_URL
 # S3's limit for one PutObject; above it a write would need a multipart upload (not atomic).
 MAX_SINGLE_PUT = 5 * 2**30
@@ -251,3 +252,14 @@ def require_catalog_url(url: str | None, root: object) -> str:
             f"${ENV_CATALOG_URL}), e.g. postgresql://… or sqlite:////local/path/catalog.db"
         )
     return url
+
+
+def local_docs_dir(url: str) -> Path:
+    """Where the Data Docs of a lake on object storage are written: $PITLAKE_DOCS_DIR, else
+    a local cache directory named after the lake's URL (the `dq/` pages are built locally)."""
+    base = os.environ.get(ENV_DOCS_DIR, "").strip()
+    if base:
+        return Path(base)
+    return (
+        Path.home() / ".cache" / "pitlake" / "docs" / hashlib.sha256(url.encode()).hexdigest()[:32]
+    )
