@@ -1,0 +1,106 @@
+"""Nightly at full market: one session, every Tushare dataset, against the simulated vendor.
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.bench_nightly --day 2025-04-28 \
+        --latency 0.15 --out benchmarks/out/nightly
+
+Runs pitlake.ingest directly (fetch the units on 4 threads, as flows/nightly.py does with its
+thread-pool task runner, then gate with alignment, then commit). The simulator enforces the
+quota (500/min by-date endpoints, 200/min statements) and pitlake's own token bucket is set
+to the same quota through PITLAKE_TUSHARE_* variables, burst 1. Reports wall time per stage,
+calls per endpoint, rate-limit refusals, and the wall time against the quota-bound lower limit
+(max over endpoints of calls ÷ quota).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from pathlib import Path
+
+from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
+from pitlake import ingest as core
+
+DATASETS = ["quotes", "adj_factors", "valuation", "dragon_tiger", "financials"]
+BY_DATE_QUOTA = 500
+STATEMENT_QUOTA = 200
+QUOTA = {
+    **{ep: BY_DATE_QUOTA for ep in ("daily", "adj_factor", "daily_basic", "top_list")},
+    **{ep: BY_DATE_QUOTA for ep in ("top_inst", "disclosure_date", "trade_cal")},
+    **{ep: STATEMENT_QUOTA for ep in ("income", "balancesheet", "cashflow")},
+}
+
+
+def bucket_env() -> dict[str, str]:
+    """pitlake's token bucket at the vendor's quota: per endpoint, vendor-wide not binding."""
+    env = {"PITLAKE_TUSHARE_PER_MIN": "100000", "PITLAKE_TUSHARE_BURST": "1"}
+    env.update({f"PITLAKE_TUSHARE_PER_MIN_{ep.upper()}": str(q) for ep, q in QUOTA.items()})
+    return env
+
+
+def run(day: date, latency: float, out: Path, symbols: int) -> dict:
+    if out.exists():
+        shutil.rmtree(out)
+    market = SimMarket(n_symbols=symbols)
+    client = SimClient(market, SimConfig(latency=latency, quota=QUOTA, today=day))
+    t0 = time.perf_counter()
+    env = core.RunEnv(
+        out, run_id=f"bench-nightly-{day}", router=sim_router(client, env=bucket_env())
+    )
+    units = core.nightly_units(env, day, DATASETS, None)
+    per_unit: dict[str, float] = {}
+
+    def timed_fetch(u: core.Unit) -> core.Batch:
+        s = time.perf_counter()
+        b = core.fetch(env, u)
+        per_unit[u.dataset] = time.perf_counter() - s
+        return b
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        batches = list(pool.map(timed_fetch, units))
+    t1 = time.perf_counter()
+    verdicts = core.gate(env, batches, align_on=day)
+    t2 = time.perf_counter()
+    outcomes = core.commit(env, batches, verdicts)
+    t3 = time.perf_counter()
+    env.close()
+    attempts = client.log.counts()
+    outcomes_by_kind = client.log.outcomes()
+    calls = {ep: len([k for k in client.log.attempts if k[0] == ep]) for ep in attempts}
+    bound = max(60.0 * n / QUOTA[ep] for ep, n in calls.items())
+    return {
+        "day": day.isoformat(),
+        "latency_s": latency,
+        "symbols": symbols,
+        "wall_s": round(t3 - t0, 2),
+        "fetch_s": round(t1 - t0, 2),
+        "gate_s": round(t2 - t1, 2),
+        "commit_s": round(t3 - t2, 2),
+        "fetch_s_per_dataset": {k: round(v, 2) for k, v in per_unit.items()},
+        "calls_per_endpoint": calls,
+        "attempts_per_endpoint": attempts,
+        "sim_outcomes": outcomes_by_kind,
+        "quota_bound_s": round(bound, 2),
+        "ratio_wall_to_bound": round((t3 - t0) / bound, 2) if bound else None,
+        "statuses": {o.dataset: [o.status, o.rows] for o in outcomes},
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--day", default="2025-04-28")
+    ap.add_argument("--latency", type=float, default=0.15)
+    ap.add_argument("--symbols", type=int, default=5300)
+    ap.add_argument("--out", default="benchmarks/out/nightly")
+    a = ap.parse_args()
+    result = run(date.fromisoformat(a.day), a.latency, Path(a.out), a.symbols)
+    print(json.dumps(result, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()
