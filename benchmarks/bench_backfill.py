@@ -87,17 +87,17 @@ def ingest(
     return outcomes
 
 
-def reads(root: Path, start: date, end: date, symbol: str, reps: int = 5) -> dict[str, float]:
+def reads(root: Path, start: date, end: date, symbols: list[str], reps: int = 5) -> dict[str, Any]:
     from pitlake.lake.query import Lake
 
     lake = Lake(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}")
     day = end
     tests = {
-        "one_symbol_history": lambda: lake.quotes(symbol, start=start, end=end, as_of=end),
-        "one_date_cross_section": lambda: lake.quotes(None, end=day, as_of=day),
-        "all_market_financials_as_of": lambda: lake.financials(None, as_of=end),
+        "one_symbol_history": lambda: lake.quotes(symbols[0], start=start, end=end, as_of=end),
+        "one_date_cross_section": lambda: lake.quotes(symbols, start=day, end=day, as_of=day),
+        "all_market_financials_as_of": lambda: lake.financials(symbols, as_of=end),
     }
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     try:
         for name, fn in tests.items():
             times, rows = [], 0
@@ -105,7 +105,8 @@ def reads(root: Path, start: date, end: date, symbol: str, reps: int = 5) -> dic
                 t = time.perf_counter()
                 try:
                     r = fn()
-                    rows = len(getattr(r, "data", r) if not hasattr(r, "frame") else r.frame)
+                    rows = len(r.data)
+                    out[name + "_status"] = str(r.status)
                 except Exception as e:  # report, don't crash the benchmark
                     out[name + "_error"] = str(e)[:200]  # type: ignore[assignment]
                     break
@@ -168,7 +169,7 @@ def main() -> None:
         "lake_bytes": lake_size(root),
     }
     if not a.no_reads:
-        result["reads"] = reads(root, start, end, market.symbols[0])
+        result["reads"] = reads(root, start, end, market.symbols)
     print(json.dumps(result, ensure_ascii=False, indent=1))
 
 
