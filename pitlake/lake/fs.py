@@ -44,6 +44,14 @@ ENV_CATALOG_URL = "PITLAKE_CATALOG_URL"  # the same variable as pitlake.lake.cat
 MAX_SINGLE_PUT = 5 * 2**30
 
 
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def is_url(root: object) -> bool:
     """True for a lake root given as a URL (`s3://bucket/prefix`)."""
     return isinstance(root, ObjectPath) or (isinstance(root, str) and "://" in root)
@@ -121,11 +129,7 @@ class LocalFS:
         return path.read_bytes()
 
     def sha256(self, path: Path) -> str:
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        return h.hexdigest()
+        return file_sha256(path)
 
     def lock(self, directory: Path) -> AbstractContextManager[None]:
         return locked(directory)
@@ -152,10 +156,11 @@ class ObjectFS:
     def partition_files(
         self, dataset_dir: ObjectPath, prefix: str, file_name: str
     ) -> list[tuple[str, ObjectPath]]:
-        """One paginated listing of the dataset's prefix (not a HEAD per partition)."""
+        """One flat, paginated listing of the dataset's prefix (not a request per partition:
+        `find` without maxdepth lists with no delimiter)."""
         base = dataset_dir.key + "/"
         try:
-            keys = self.fs.find(base, maxdepth=2, withdirs=False)
+            keys = self.fs.find(base, withdirs=False)
         except FileNotFoundError:
             return []
         out = []

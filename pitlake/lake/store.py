@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pitlake.calendar import beijing
-from pitlake.lake.fs import LakePath, ObjectFS, ObjectPath, lake_root, open_fs
+from pitlake.lake.fs import LakePath, ObjectFS, ObjectPath, file_sha256, lake_root, open_fs
 from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
 from schemas import DatasetSchema
 from schemas import get as get_schema
@@ -50,6 +50,7 @@ ROW_GROUP_SIZE = 131_072
 COMPRESSION = "zstd"
 # Columns a caller supplies; the store adds ingested_at and run_id.
 SUPPLIED_BITEMPORAL = ("source", "known_at", "known_at_basis")
+__all__ = ["LakeStore", "WriteResult", "atomic_write_bytes", "file_sha256", "parquet_bytes"]
 
 _SAFE_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@=\-]{0,199}$")
 _SECRET_PARAM = re.compile(r"token|secret|password|passwd|api_?key|access_?key", re.IGNORECASE)
@@ -131,14 +132,6 @@ def parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression=COMPRESSION, row_group_size=ROW_GROUP_SIZE)
     return sink.getvalue().to_pybytes()
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _to_utc(value: datetime | pd.Timestamp, what: str) -> pd.Timestamp:
