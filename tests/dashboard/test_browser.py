@@ -79,6 +79,16 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     pytest.fail(f"`pitlake serve` not healthy after {SERVER_START_TIMEOUT_S} s:\n{log.read_text()}")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def chromium_present() -> None:
+    """Fail at once (before building a lake) when the browser is missing: never skip."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} not found: the browser test needs Debian's chromium "
+            "(bash scripts/setup-test-env.sh installs it; never `playwright install`)"
+        )
+
+
 @pytest.fixture(scope="module")
 def server(failure_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`pitlake serve` on a free 127.0.0.1 port; killed at the end."""
@@ -103,11 +113,6 @@ def server(failure_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def _launch(p):  # type: ignore[no-untyped-def]
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} not found: the browser test needs Debian's chromium "
-            "(bash scripts/setup-test-env.sh installs it; never `playwright install`)"
-        )
     return p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
