@@ -178,7 +178,7 @@ class SimMarket:
                 "float_values": np.round(amount_wan * 1e6, 2),
                 "reason": "日涨幅偏离值达到7%的前5只证券",
             }
-        )[list(REQUIRED_COLUMNS["top_list"]) + ["net_rate", "amount_rate"]]
+        )[[*REQUIRED_COLUMNS["top_list"], "net_rate", "amount_rate"]]
 
     def top_inst(self, d: date) -> pd.DataFrame:
         tl = self.top_list(d)
