@@ -197,6 +197,34 @@ def test_raw_zone_and_quarantine_go_to_the_bucket(s3: RequestLog) -> None:
     assert b'"why": "bad"' in report
 
 
+def test_concurrent_writers_of_one_partition_lose_no_update(s3: RequestLog) -> None:
+    """Read-merge-write under the local lock: without it, a writer would PUT a file read
+    before another writer's PUT and drop that writer's rows."""
+    days = ["2025-06-03", "2025-06-04", "2025-06-05", "2025-06-06"]
+    errors: list[BaseException] = []
+
+    def writer(i: int) -> None:
+        try:  # each thread its own store, as separate processes would have
+            write(LakeStore(URL), "quotes", [bar(A, days[i], 10.0 + i)],
+                  ingested_at=INGEST + timedelta(minutes=i))  # fmt: skip
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(len(days))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    got = LakeStore(URL).read_all("quotes")
+    assert sorted(str(d) for d in got["trade_date"]) == days
+
+
+def test_the_network_guard_refuses_addresses_off_loopback(s3: RequestLog) -> None:
+    with pytest.raises(AssertionError, match="off loopback"):
+        socket.create_connection(("192.0.2.1", 443), timeout=1)  # TEST-NET-1: never reached
+
+
 # ---------------------------------------------------------------- Lake reads
 
 
