@@ -8,7 +8,7 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # CJK glyphs for the dashboard screenshot (vendor messages are Chinese)
 dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || need_apt+=(fonts-wqy-microhei)
-command -v pg_ctlcluster >/dev/null 2>&1 || [ -x /usr/lib/postgresql/*/bin/postgres ] 2>/dev/null || need_apt+=(postgresql)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian" >&2
   apt-get update -qq
