@@ -13,7 +13,6 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import date, datetime
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Header, Query
@@ -26,8 +25,9 @@ from pitlake.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
 from pitlake.api.errors import NeverFiveHundred, respond, validation_error_handler
 from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.api.redact import install_log_redaction
-from pitlake.api.service import Answer, QueryService
+from pitlake.api.service import Answer, QueryService, lake_missing
 from pitlake.envelope import Result, ResultStatus
+from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 
 log = logging.getLogger("pitlake.api")
@@ -355,8 +355,8 @@ def create_app(
     ({name: T} or ['name=T']) are pins a request may choose with the X-Pitlake-Pin header;
     `token` (default: $PITLAKE_API_TOKEN; "" for none) requires a bearer token on every path
     but /healthz; `clock` returns "now" (tests)."""
-    root = Path(lake_path)
-    if not root.is_dir():
+    root = lake_path
+    if lake_missing(root):
         raise FileNotFoundError(f"no lake directory at {root}")
     service = QueryService(
         root,
@@ -383,7 +383,8 @@ def create_app(
     )
     app.state.service = service
     app.state.lake = lake
-    app.state.catalog = service.catalog
+    # The shared catalog, when it opens (None: a broken catalog is reported per request).
+    app.state.catalog = _warm_up(service)
     app.state.lake_path = root
     app.add_exception_handler(RequestValidationError, validation_error_handler)
 
@@ -395,7 +396,7 @@ def create_app(
         responses={503: ERROR_RESPONSES[503]},
     )
     def healthz() -> Response:
-        alive = root.is_dir()
+        alive = not lake_missing(root)
         env = Result(
             status=ResultStatus.OK if alive else ResultStatus.NOT_CONFIGURED,
             message="ok" if alive else "the lake directory is gone",
@@ -409,16 +410,16 @@ def create_app(
     if token is not None:
         app.add_middleware(BearerAuth, token=token)
     app.add_middleware(NeverFiveHundred)  # added last: outermost, so it guards auth too
-    _warm_up(service)
     return app
 
 
-def _warm_up(service: QueryService) -> None:
+def _warm_up(service: QueryService) -> Catalog | None:
     """Load the exchange calendar and open the catalog now, not on the first request."""
     from pitlake.calendar import XSHG
 
     try:
         _ = XSHG.first
-        _ = service.catalog
+        return service.catalog
     except Exception:  # the request that needs them will report it properly
         log.exception("warm-up failed")
+        return None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ from pitlake.lake.catalog import (
     from_storage,
     ledger_table,
 )
+from pitlake.lake.fs import is_url
 from pitlake.lake.query import Lake
 from pitlake.lake.status import BENIGN, combine
 from pitlake.pit import iso_beijing, parse_cutoff
@@ -78,6 +80,11 @@ FRESHNESS_DATASETS: tuple[str, ...] = (
 )
 MAX_SNAPSHOT_SYMBOLS = 200
 SNAPSHOT_NEWS_LIMIT = 50
+
+
+def lake_missing(root: str | os.PathLike[str]) -> bool:
+    """A local lake directory that does not exist (an s3:// lake is checked by its reads)."""
+    return not is_url(str(root)) and not Path(root).is_dir()
 
 
 class Fault(StrEnum):
@@ -178,7 +185,7 @@ class QueryService:
 
     def __init__(
         self,
-        lake_path: str | Path,
+        lake_path: str | os.PathLike[str],
         *,
         as_of_pin: str | date | datetime | None = None,
         allowed_pins: dict[str, Any] | Iterable[str] | None = None,
@@ -186,7 +193,7 @@ class QueryService:
         catalog: Catalog | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.root = Path(lake_path)
+        self.root = lake_path  # a directory, or an s3:// URL (see pitlake.lake.fs)
         self.base_pin = parse_cutoff(as_of_pin) if as_of_pin is not None else None
         self.allowed_pins = pin_table(allowed_pins)
         self._catalog_url = catalog_url
@@ -200,11 +207,13 @@ class QueryService:
 
     @property
     def catalog(self) -> Catalog:
-        """One catalog (one connection pool) shared by every pinned Lake."""
+        """One catalog (one connection pool) shared by every pinned Lake: the one the
+        unpinned Lake opens by its own rules (`<lake>/catalog.db`, $PITLAKE_CATALOG_URL, or the
+        URL an object-storage lake requires)."""
         if self._catalog is None:
             with self._lock:
                 if self._catalog is None:
-                    self._catalog = Catalog(self._catalog_url, lake_root=self.root)
+                    self._catalog = self.lake(None).catalog
         return self._catalog
 
     def now(self) -> datetime:
@@ -217,7 +226,7 @@ class QueryService:
         self._lakes.clear()
         if self._catalog is not None and self._owns_catalog:
             self._catalog.close()
-            self._catalog = None
+        self._catalog = None
 
     def resolve_pin(self, name: str | None) -> tuple[datetime | None, str | None]:
         """The cutoff ceiling for a request naming pin `name` (None: the server's own pin).
@@ -243,7 +252,8 @@ class QueryService:
                 if lake is None:
                     lake = Lake(
                         self.root,
-                        catalog=self.catalog,
+                        catalog_url=self._catalog_url,
+                        catalog=self._catalog if pin_at is None else self.catalog,
                         pin_as_of=pin_at,
                         clock=self._clock,
                     )

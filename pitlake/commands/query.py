@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -71,10 +70,9 @@ RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED or UNKNOWN; {EXIT_FAULT} the lak
 """
 
 
-def default_lake() -> Path:
+def default_lake() -> str:
     """--lake default: $PITLAKE_HOME, else ./lake."""
-    home = os.environ.get(ENV_HOME, "").strip()
-    return Path(home) if home else Path("lake")
+    return os.environ.get(ENV_HOME, "").strip() or "lake"
 
 
 def exit_code(answer: Answer) -> int:
@@ -255,7 +253,8 @@ def query(
         str | None, typer.Option(help="snapshot: comma-separated datasets (default: all).")
     ] = None,
     lake: Annotated[
-        Path | None, typer.Option(help="Lake directory (default: $PITLAKE_HOME, else ./lake).")
+        str | None,
+        typer.Option(help="Lake directory or s3:// URL (default: $PITLAKE_HOME, else ./lake)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the envelope as JSON.")] = False,
 ) -> None:
@@ -274,11 +273,11 @@ def query(
         "limit": limit,
         "datasets": datasets,
     }
-    if not root.is_dir():
+    from pitlake.api.service import QueryService, lake_missing
+
+    if lake_missing(root):
         answer = _invalid(f"no lake directory at {root} (use --lake DIR or set ${ENV_HOME})")
     else:
-        from pitlake.api.service import QueryService
-
         service = QueryService(root)
         try:
             answer = run_query(service, dataset, opts)
@@ -295,12 +294,13 @@ def query(
 query.__doc__ = QUERY_HELP
 
 
-def _check_serving_args(lake: Path, as_of: str | None, pins: list[str]) -> None:
+def _check_serving_args(lake: str, as_of: str | None, pins: list[str]) -> None:
     from pitlake.api.params import pin_table
+    from pitlake.api.service import lake_missing
     from pitlake.errors import InvalidArgumentsError
     from pitlake.pit import parse_cutoff
 
-    if not lake.is_dir():
+    if lake_missing(lake):
         typer.echo(f"error: no lake directory at {lake}", err=True)
         raise typer.Exit(EXIT_INVALID)
     try:
@@ -314,7 +314,8 @@ def _check_serving_args(lake: Path, as_of: str | None, pins: list[str]) -> None:
 
 def serve(
     lake: Annotated[
-        Path | None, typer.Option(help="Lake directory (default: $PITLAKE_HOME, else ./lake).")
+        str | None,
+        typer.Option(help="Lake directory or s3:// URL (default: $PITLAKE_HOME, else ./lake)."),
     ] = None,
     host: Annotated[str, typer.Option(help="Bind address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
@@ -355,7 +356,8 @@ def serve(
 
 def mcp(
     lake: Annotated[
-        Path | None, typer.Option(help="Lake directory (default: $PITLAKE_HOME, else ./lake).")
+        str | None,
+        typer.Option(help="Lake directory or s3:// URL (default: $PITLAKE_HOME, else ./lake)."),
     ] = None,
     as_of: Annotated[
         str | None,
