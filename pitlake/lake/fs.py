@@ -176,7 +176,17 @@ class ObjectFS:
         return pq.ParquetFile(pa.BufferReader(self.read_bytes(path)))
 
     def read_bytes(self, path: ObjectPath) -> bytes:
-        return bytes(self.fs.cat_file(path.key))
+        """One GET of the whole object: a consistent copy even while a writer replaces it
+        (s3fs would otherwise HEAD first and may fetch ranges in parallel, which could mix
+        two versions of an object replaced mid-read)."""
+        return bytes(self.fs.cat_file(path.key, max_concurrency=1))
+
+    def read_if_exists(self, path: ObjectPath) -> bytes | None:
+        """The object's bytes in one GET, or None when there is no such object."""
+        try:
+            return self.read_bytes(path)
+        except FileNotFoundError:
+            return None
 
     def sha256(self, path: ObjectPath) -> str:
         return hashlib.sha256(self.read_bytes(path)).hexdigest()

@@ -407,10 +407,12 @@ class LakeStore:
             for value in sorted(set(values)):
                 sub = batch[values == value]
                 with self.fs.lock(self.partition_dir(schema.name, value)):
-                    existing = self._read_table(schema, value)
+                    existing, existing_sha = self._read_stored(schema, value)
                     stored = _versions_matching(existing, schema, sub)
                     added, revisions = new_versions(schema, sub, stored, ingested)
-                    self._merge_into_partition(schema, value, existing, added, result)
+                    self._merge_into_partition(
+                        schema, value, existing, added, result, existing_sha=existing_sha
+                    )
                     result.revisions += revisions
         else:
             with self.fs.lock(self.dataset_dir(schema.name)):
@@ -451,10 +453,22 @@ class LakeStore:
         return pd.concat(found, ignore_index=True) if found else None
 
     def _read_table(self, schema: DatasetSchema, value: str) -> pa.Table | None:
+        return self._read_stored(schema, value)[0]
+
+    def _read_stored(self, schema: DatasetSchema, value: str) -> tuple[pa.Table | None, str | None]:
+        """A partition's table, and on object storage its content hash: the object is fetched
+        once (one GET, no HEAD first), and an unchanged partition needs no second GET to report
+        its hash. Locally the hash is computed from the file only when needed."""
         path = self.partition_path(schema.name, value)
+        if isinstance(self.fs, ObjectFS):
+            data = self.fs.read_if_exists(path)
+            if data is None:
+                return None, None
+            table = pq.ParquetFile(pa.BufferReader(data)).read()
+            return conform(table, schema), hashlib.sha256(data).hexdigest()
         if not self.fs.is_file(path):
-            return None
-        return conform(self.fs.parquet(path).read(), schema)
+            return None, None
+        return conform(self.fs.parquet(path).read(), schema), None
 
     def _merge_into_partition(
         self,
@@ -463,6 +477,8 @@ class LakeStore:
         existing: pa.Table | None,
         added: pd.DataFrame,
         result: WriteResult,
+        *,
+        existing_sha: str | None = None,
     ) -> None:
         """Caller holds the partition lock. Rewrites the file only when rows were added.
         Concatenation and the sort run in Arrow: a nightly append to a year of the whole
@@ -474,7 +490,8 @@ class LakeStore:
         if added.empty:
             if existing is not None:
                 rows = existing.num_rows
-                result.partitions.append(PartitionFile(value, path, rows, self.fs.sha256(path)))
+                sha = existing_sha or self.fs.sha256(path)
+                result.partitions.append(PartitionFile(value, path, rows, sha))
             return
         new = pa.Table.from_pandas(
             added[schema.all_columns], schema=schema.arrow_schema, preserve_index=False

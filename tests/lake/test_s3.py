@@ -163,6 +163,15 @@ def test_reingesting_identical_data_puts_nothing_and_keeps_every_object(s3: Requ
     again_f = write(store, "adj_factors", rows[2:], ingested_at=INGEST + timedelta(days=1))
     assert not again.changed and not again_f.changed and again.rows_added == 0
     assert _puts(s3, mark) == []
+    # each partition fetched once: its hash for the catalog comes from the same bytes
+    reads = [p for m, p, _ in s3.since(mark) if m in ("GET", "HEAD") and p.endswith(".parquet")]
+    assert sorted(reads) == [
+        f"/{BUCKET}/lake/curated/adj_factors/year=2025/part.parquet",
+        f"/{BUCKET}/lake/curated/quotes/year=2025/part.parquet",
+    ]
+    assert {p.value: p.sha256 for p in again.partitions} == {
+        "2025": store.fs.sha256(store.partition_path("quotes", "2025"))
+    }
     assert _objects() == before  # same keys, same ETags
     # a changed row is a new version: one more PUT of that partition only
     mark = s3.mark()
