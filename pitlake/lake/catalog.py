@@ -310,6 +310,11 @@ def resolve_url(url: str | None, lake_root: str | os.PathLike[str] | None) -> st
     if url is None:
         if lake_root is None:
             raise ValueError(f"no catalog URL: pass url=, set {ENV_URL}, or give lake_root=")
+        if "://" in str(lake_root):  # s3://…: no SQLite file can live beside the objects
+            raise ValueError(
+                f"the lake {lake_root} is on object storage: give a catalog URL (url= or "
+                f"${ENV_URL}), e.g. postgresql://… or sqlite:////local/path/catalog.db"
+            )
         root = Path(lake_root)
         root.mkdir(parents=True, exist_ok=True)
         return f"sqlite:///{root.resolve() / 'catalog.db'}"

@@ -265,6 +265,8 @@ def test_a_lake_on_s3_needs_a_catalog_url(s3: RequestLog, monkeypatch: pytest.Mo
         _ = lake.catalog
     with pytest.raises(ValueError, match="PITLAKE_CATALOG_URL"):
         RunEnv(URL, source="replay:sample", run_id="r1")
+    with pytest.raises(ValueError, match="on object storage"):  # e.g. the CLI's summary read
+        Catalog(lake_root=URL)
     assert not Path("s3:").exists()  # nothing created in the working directory
 
 
