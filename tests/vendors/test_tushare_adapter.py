@@ -271,7 +271,7 @@ def test_identical_flag_pair_is_one_version_not_an_undated_revision() -> None:
     assert fy["known_at_basis"].iloc[0] == KnownAtBasis.ANNOUNCEMENT
 
 
-def test_nightly_financials_find_announcers_then_fetch_each_one() -> None:
+def _announcer_routes() -> dict:
     # 000858.SZ announced Q1 2025 on 2025-04-29 and, the same day, corrected FY2023.
     wuliangye = pd.concat(
         [
@@ -280,7 +280,7 @@ def test_nightly_financials_find_announcers_then_fetch_each_one() -> None:
         ],
         ignore_index=True,
     )
-    routes = {
+    return {
         "disclosure_date": by_params(
             disclosure(
                 [
@@ -297,17 +297,18 @@ def test_nightly_financials_find_announcers_then_fetch_each_one() -> None:
         ),
         "cashflow": by_params(cashflow_rows("600519.SH", "20250429", "20250331"), "ann_date"),
     }
+
+
+def test_nightly_financials_find_announcers_then_fetch_each_one() -> None:
+    routes = _announcer_routes()
     out, client = fetch(routes, dataset="financials", trade_date=date(2025, 4, 29))
     assert client.calls[0] == ("disclosure_date", {"actual_date": "20250429"})
-    per_announcer = [(e, p["ts_code"]) for e, p in client.calls[1:]]
-    assert per_announcer == [
-        ("income", "000858.SZ"),
-        ("balancesheet", "000858.SZ"),
-        ("cashflow", "000858.SZ"),
-        ("income", "600519.SH"),
-        ("balancesheet", "600519.SH"),
-        ("cashflow", "600519.SH"),
-    ]
+    per_announcer = sorted((e, p["ts_code"]) for e, p in client.calls[1:])  # calls overlap
+    assert per_announcer == sorted(
+        (e, code)
+        for code in ("000858.SZ", "600519.SH")
+        for e in ("income", "balancesheet", "cashflow")
+    )
     assert out.calls == 7
     fy2023 = row(out.frame, symbol="000858.SZ", report_period=date(2023, 12, 31))
     assert fy2023["known_at"] == bj(2025, 4, 29, 23, 59, 59, 999999)  # the correction is caught
@@ -680,3 +681,37 @@ def test_a_clients_own_no_data_verdict_on_the_only_call_stands() -> None:
     with pytest.raises(NoMarketDataError) as err:
         fetch({"daily": no_rows}, dataset="quotes", trade_date=D)
     assert err.value is no_rows
+
+
+def test_statement_calls_of_one_stage_run_concurrently_in_order() -> None:
+    """A reporting night's per-announcer calls overlap (the quota, not latency, bounds
+    them), and the canonical rows come out the same as one call at a time."""
+    import threading
+    import time as _time
+
+    from pitlake.vendors.tushare import TushareAdapter as _Adapter
+
+    class Slow:
+        vendor = "tushare"
+
+        def __init__(self, inner) -> None:
+            self.inner, self.now, self.peak = inner, 0, 0
+            self.lock = threading.Lock()
+
+        def call(self, endpoint, **params):
+            with self.lock:
+                self.now += 1
+                self.peak = max(self.peak, self.now)
+            _time.sleep(0.01)
+            try:
+                return self.inner.call(endpoint, **params)
+            finally:
+                with self.lock:
+                    self.now -= 1
+
+    req = FetchRequest("financials", trade_date=date(2025, 4, 29))
+    serial = _Adapter(StubClient(_announcer_routes()), max_parallel=1).fetch(req, FETCHED).frame
+    slow = Slow(StubClient(_announcer_routes()))
+    parallel = _Adapter(slow, max_parallel=4).fetch(req, FETCHED).frame
+    assert slow.peak > 1
+    pd.testing.assert_frame_equal(serial, parallel)
