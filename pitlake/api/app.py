@@ -26,6 +26,7 @@ from pitlake.api.errors import NeverFiveHundred, respond, validation_error_handl
 from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.api.redact import install_log_redaction
 from pitlake.api.service import Answer, QueryService, lake_missing
+from pitlake.api.timing import ServerTiming
 from pitlake.envelope import Result, ResultStatus
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
@@ -409,7 +410,8 @@ def create_app(
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
     if token is not None:
         app.add_middleware(BearerAuth, token=token)
-    app.add_middleware(NeverFiveHundred)  # added last: outermost, so it guards auth too
+    app.add_middleware(NeverFiveHundred)  # outside auth, so it guards auth too
+    app.add_middleware(ServerTiming)
     return app
 
 

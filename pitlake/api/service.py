@@ -162,6 +162,23 @@ def _one_session(
     return start, end
 
 
+def envelope_of(result: Result) -> dict[str, Any]:
+    """`Result.to_dict()` without `dataclasses.asdict`'s deep copy of every row (half the time
+    of a one-year quotes answer): the rows are plain JSON values the Result owns already."""
+    return {
+        "status": str(result.status),
+        "requested_date": result.requested_date,
+        "effective_trade_date": result.effective_trade_date,
+        "date_status": str(result.date_status),
+        "as_of": result.as_of,
+        "source": result.source,
+        "retryable": bool(result.retryable),
+        "message": result.message,
+        "data": result.data,
+        "meta": dict(result.meta),
+    }
+
+
 def _classify(exc: BaseException) -> Fault:
     if isinstance(exc, STORAGE_ERRORS):
         return Fault.STORAGE
@@ -263,7 +280,7 @@ class QueryService:
     def _guard(self, what: str, read: Callable[[], Result]) -> tuple[dict[str, Any], Fault | None]:
         """Run one read; turn every failure into an envelope (never raise)."""
         try:
-            return read().to_dict(), None
+            return envelope_of(read()), None
         except InvalidArgumentsError as e:
             return Result.invalid(str(e)).to_dict(), None
         except Exception as e:

@@ -474,7 +474,9 @@ class Lake:
         floors: dict[date, datetime] = {}
         gaps = []
         for scope, d in missing:
-            floor = floors.setdefault(d, _known_at_floor(schema, d))
+            if d not in floors:  # not setdefault: that would run the rule for every pair
+                floors[d] = _known_at_floor(schema, d)
+            floor = floors[d]
             if ask.cutoff < floor:
                 gaps.append(
                     Gap(
