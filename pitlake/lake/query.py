@@ -722,19 +722,30 @@ class Lake:
         latest_only: bool,
     ) -> Result:
         schema = get_schema("financials")
-        p = Params()
-        where = [
-            f"{col('symbol')} IN {p.in_list(symbols)}",
-            *visible(p, ask.cutoff, ask.as_ingested),
-        ]
-        if statement is not None:
-            where.append(f"{col('statement')} = {p.add(statement)}")
-        if periods is not None:
-            where.append(f"{col('report_period')} IN {p.in_list(periods)}")
+
+        def conditions(p: Params) -> list[str]:
+            where = [
+                f"{col('symbol')} IN {p.in_list(symbols)}",
+                *visible(p, ask.cutoff, ask.as_ingested),
+            ]
+            if statement is not None:
+                where.append(f"{col('statement')} = {p.add(statement)}")
+            if periods is not None:
+                where.append(f"{col('report_period')} IN {p.in_list(periods)}")
+            return where
+
         values = sorted({str(d.year) for d in periods}) if periods else None
-        table = self._reader.latest_versions(
-            schema, self.store.files("financials", values), where, p
-        )
+        files = self.store.files("financials", values)
+        p = Params()
+        where = conditions(p)
+        if latest_only and files:
+            # Two passes (performance only, same rows): the newest visible report period per
+            # (symbol, statement, report_type) from a narrow scan of every year file, then the
+            # full latest versions of just those periods, from just their year files.
+            newest = self._newest_report_periods(files, conditions)
+            where.append(f"{col('report_period')} IN {p.in_list(newest)}" if newest else "FALSE")
+            files = self.store.files("financials", sorted({str(d.year) for d in newest}))
+        table = self._reader.latest_versions(schema, files, where, p)
         frame = table.to_pandas() if table is not None and table.num_rows else schema.empty_frame()
         if latest_only and not frame.empty:
             group = ["symbol", "statement", "report_type"]
@@ -762,6 +773,21 @@ class Lake:
             else:
                 notes.append(describe_gaps(gaps))
         return self._undated_result(frame, schema, ask, status, notes, gaps, ledger.entries)
+
+    def _newest_report_periods(
+        self, files: list[Any], conditions: Callable[[Params], list[str]]
+    ) -> list[date]:
+        """The distinct greatest report_period per (symbol, statement, report_type) among the
+        rows visible under `conditions`."""
+        p = Params()
+        where = conditions(p)
+        group = ", ".join(col(c) for c in ("symbol", "statement", "report_type"))
+        sql = (
+            f"SELECT DISTINCT newest FROM (SELECT max({col('report_period')}) AS newest "
+            f"FROM {self._reader.source(files, p)} WHERE {' AND '.join(where)} "
+            f"GROUP BY {group}) ORDER BY newest"
+        )
+        return [row[0] for row in self._reader.rows(sql, p)]
 
     def _undated_gap(
         self, scope: str, entries: list[LedgerEntry], periods: list[date] | None
