@@ -55,6 +55,9 @@ MAX_NEWS_LOOKBACK_DAYS = 366
 MAX_CALENDAR_DAYS = 3660
 MAX_SYMBOLS = 6000
 MAX_GAPS_IN_META = 50
+# Reads bounded by symbols × calendar days up to this pick the newest version per key in pandas
+# (see Lake._read_latest_small); larger ones group in DuckDB.
+SMALL_READ_CELLS = 20_000
 
 
 @dataclass(frozen=True)
@@ -406,10 +409,30 @@ class Lake:
         if symbols:
             where.append(f"{col('symbol')} IN {p.in_list(symbols)}")
         files = self.store.files(schema.name, _years(lo, hi))
+        if symbols and len(symbols) * ((hi - lo).days + 1) <= SMALL_READ_CELLS and files:
+            return self._read_latest_small(schema, files, where, p)
         table = self._reader.latest_versions(schema, files, where, p)
         if table is None or table.num_rows == 0:
             return schema.empty_frame()
         return table.to_pandas()
+
+    def _read_latest_small(
+        self, schema: DatasetSchema, files: list[Any], where: list[str], p: Params
+    ) -> pd.DataFrame:
+        """The same rows as `DuckReader.latest_versions` for a read bounded by symbols × days
+        (one symbol's year, say): a plain filtered scan, and the newest version per key picked
+        in pandas, which skips the GROUP BY over row structs (about 10 % of a one-year read).
+        Ties on known_at go to the later ingestion."""
+        sql = f"SELECT * FROM {self._reader.source(files, p)} WHERE {' AND '.join(where)}"
+        table = self._reader.table(sql, p)
+        if table.num_rows == 0:
+            return schema.empty_frame()
+        frame = table.to_pandas()
+        key = list(schema.key)
+        if frame.duplicated(key).any():
+            frame = frame.sort_values([*key, "known_at", "ingested_at"], kind="stable")
+            frame = frame.drop_duplicates(key, keep="last").reset_index(drop=True)
+        return frame
 
     def _hidden_pairs(
         self, schema: DatasetSchema, symbols: list[str] | None, lo: date, hi: date, ask: Ask
