@@ -10,6 +10,7 @@ is CPU-bound under the GIL anyway).
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -49,6 +50,9 @@ _state: _Gx | None = None
 
 
 def _build() -> _Gx:
+    # GX announces its ephemeral docs directory at INFO on every context start; set here, at
+    # build time, because an orchestrator's logging setup may have reset levels since import.
+    logging.getLogger("great_expectations").setLevel(logging.WARNING)
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
     source = context.data_sources.add_pandas(DATASOURCE)
