@@ -53,6 +53,8 @@ def _build() -> _Gx:
     # GX announces its ephemeral docs directory at INFO on every context start; set here, at
     # build time, because an orchestrator's logging setup may have reset levels since import.
     logging.getLogger("great_expectations").setLevel(logging.WARNING)
+    # (that module sets its own logger to INFO explicitly)
+    logging.getLogger("great_expectations.data_context.types.base").setLevel(logging.WARNING)
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
     source = context.data_sources.add_pandas(DATASOURCE)
