@@ -297,7 +297,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lake", type=Path, default=DEFAULT_LAKE)
     ap.add_argument("--quotes-n", type=int, default=600, help="requests per quotes load")
-    ap.add_argument("--quotes-rate", type=float, default=20.0, help="paced quotes req/s")
+    ap.add_argument(
+        "--quotes-rates", default="5,20", help="paced quotes loads, req/s (comma-separated)"
+    )
     ap.add_argument("--snapshot-n", type=int, default=60, help="requests per snapshot load")
     ap.add_argument("--snapshot-rate", type=float, default=2.0, help="paced snapshot req/s")
     ap.add_argument("--workers", type=int, default=4, help="client threads (saturated load)")
@@ -314,39 +316,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     server = start_server(lake, port)
     base = f"http://127.0.0.1:{port}"
     common = {"base": base, "symbols": info["symbols"], "end": info["end"]}
-    loads = [
-        ("warm-up", {"kind": "quotes", "n": 50, "rate": 0, "workers": 1}),
-        (
-            "quotes paced",
-            {
-                "kind": "quotes",
-                "n": args.quotes_n,
-                "rate": args.quotes_rate,
-                "workers": args.workers,
-            },
-        ),
-        (
-            "quotes saturated",
-            {"kind": "quotes", "n": args.quotes_n, "rate": 0, "workers": args.workers},
-        ),
-        (
-            "snapshot paced",
-            {
-                "kind": "snapshot",
-                "n": args.snapshot_n,
-                "rate": args.snapshot_rate,
-                "workers": args.workers,
-            },
-        ),
-        (
-            "snapshot saturated",
-            {"kind": "snapshot", "n": args.snapshot_n, "rate": 0, "workers": args.workers},
-        ),
+    warm = {"kind": "quotes", "n": 50, "rate": 0, "workers": 1}
+    loads: list[tuple[str, dict[str, Any]]] = [("warm-up", warm)]
+    for rate in (float(r) for r in args.quotes_rates.split(",") if r.strip()):
+        n = min(args.quotes_n, max(100, int(rate * 60)))  # at most a minute per paced load
+        loads.append((f"quotes paced {rate:g}/s", {"kind": "quotes", "n": n, "rate": rate}))
+    loads += [
+        ("quotes saturated", {"kind": "quotes", "n": args.quotes_n, "rate": 0}),
+        ("snapshot paced", {"kind": "snapshot", "n": args.snapshot_n, "rate": args.snapshot_rate}),
+        ("snapshot saturated", {"kind": "snapshot", "n": args.snapshot_n, "rate": 0}),
     ]
     results = []
     try:
         for i, (name, load) in enumerate(loads):
-            spec = {**common, **load, "seed": args.seed + i}
+            spec = {"workers": args.workers, **common, **load, "seed": args.seed + i}
             print(f"{name}: {load['n']} requests …", flush=True)
             raw = run_client(spec)
             if name != "warm-up":
