@@ -136,3 +136,27 @@ def test_a_wrongly_typed_argument_is_refused_by_the_protocol(lake_dir: Path) -> 
 
     with pytest.raises(ToolError):
         call(create_server(lake_dir, clock=lambda: NOW), [("news", {"lookback_days": "many"})])
+
+
+def test_pitlake_mcp_serves_over_stdio_pinned_by_its_flag(lake_dir: Path) -> None:
+    """The real command, as an agent host starts it (the client owns the child process)."""
+    import sys
+
+    from fastmcp.client.transports import StdioTransport
+
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "pitlake.cli", "mcp", "--lake", str(lake_dir), "--as-of", "2025-06-05"],
+        cwd=str(Path(__file__).resolve().parents[2]),
+    )
+
+    async def go() -> tuple[set[str], dict[str, Any]]:
+        async with Client(transport) as client:
+            tools = {t.name for t in await client.list_tools()}
+            result = await client.call_tool("quotes", {"symbols": A, "as_of": "2025-06-30"})
+            return tools, result.structured_content
+
+    tools, body = asyncio.run(go())
+    assert tools == TOOLS
+    assert body["as_of"] == PIN and body["effective_trade_date"] == "2025-06-05"
+    assert body["meta"]["pinned"] is True

@@ -236,3 +236,59 @@ def test_serve_refuses_a_missing_lake_and_bad_pins(tmp_path: Path, lake_dir: Pat
     assert bad.exit_code == 2 and "invalid pin" in bad.output
     bad = runner.invoke(cli_app, ["serve", "--lake", str(lake_dir), "--as-of", "soon"])
     assert bad.exit_code == 2
+
+
+def test_pitlake_serve_end_to_end_on_loopback(writable_lake: Path) -> None:
+    """The real command: uvicorn on 127.0.0.1, the token from the environment, an exception
+    text carrying the Tushare token in the ledger — and neither token in answers or logs."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    cat = Catalog(lake_root=writable_lake)
+    cat.record_ledger("quotes", "2025-06-12", "UPSTREAM_ERROR", message=f"token={TUSHARE} refused")
+    cat.close()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "PITLAKE_API_TOKEN": TOKEN, "TUSHARE_TOKEN": TUSHARE}
+    env.pop("PITLAKE_CATALOG_URL", None)
+    cmd = [sys.executable, "-m", "pitlake.cli", "serve", "--lake", str(writable_lake)]
+    proc = subprocess.Popen(
+        [*cmd, "--port", str(port), "--as-of", "2025-06-13"],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):  # the server's start-up, polled (at most 30 s)
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        assert httpx.get(f"{base}/v1/status").status_code == 401
+        r = httpx.get(f"{base}/v1/quotes", params={"symbol": A, "date": "2025-06-12"}, headers=auth)
+        body = r.json()
+        assert r.status_code == 200 and body["status"] == "UPSTREAM_ERROR"
+        assert body["as_of"] == "2025-06-13T23:59:59.999999+08:00" and body["meta"]["pinned"]
+        assert r.headers["server-timing"].startswith("app;dur=")
+        bad = httpx.get(f"{base}/v1/quotes", params={"symbol": TUSHARE}, headers=auth)
+        assert bad.status_code == 400
+        answers = r.text + bad.text
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        logs = proc.communicate(timeout=30)[0].decode()
+    assert "Uvicorn running on http://127.0.0.1:" in logs
+    assert "symbol=***" in logs, logs  # the access log line, masked
+    for secret in (TUSHARE, TOKEN):
+        assert secret not in answers and secret not in logs
