@@ -24,7 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pitlake.api.service import Answer, Fault, _fault_answer
+from pitlake.api.service import Answer, Fault, fault_envelope
 from pitlake.envelope import Result, ResultStatus
 
 log = logging.getLogger("pitlake.api")
@@ -107,5 +107,5 @@ class NeverFiveHundred:
             log.exception("unhandled error answering %s", scope.get("path", "?"))
             if started:  # half a response is on the wire: nothing better to do
                 raise
-            env = _fault_answer(Fault.INTERNAL)
+            env = fault_envelope(Fault.INTERNAL)
             await send_envelope(send, 503, env)

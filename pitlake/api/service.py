@@ -187,7 +187,7 @@ def _classify(exc: BaseException) -> Fault:
     return Fault.INTERNAL
 
 
-def _fault_answer(fault: Fault) -> dict[str, Any]:
+def fault_envelope(fault: Fault) -> dict[str, Any]:
     env = Result(
         status=ResultStatus.UPSTREAM_ERROR,
         message=FAULT_MESSAGES[fault],
@@ -286,7 +286,7 @@ class QueryService:
         except Exception as e:
             fault = _classify(e)
             log.exception("query %s failed (%s)", what, fault)
-            return _fault_answer(fault), fault
+            return fault_envelope(fault), fault
 
     def _stamp_pin(
         self, env: dict[str, Any], pin_at: datetime | None, pin_name: str | None, as_of: Any
@@ -485,7 +485,7 @@ class QueryService:
         except Exception as e:  # the catalog failing to open, say
             fault = _classify(e)
             log.exception("snapshot failed before reading (%s)", fault)
-            return Answer(_fault_answer(fault), fault)
+            return Answer(fault_envelope(fault), fault)
 
         sections: list[dict[str, Any]] = []
         faults: list[Fault] = []

@@ -59,15 +59,14 @@ OPTION_FLAGS = {
     "datasets": "--datasets",
 }
 
-QUERY_HELP = f"""Ask the lake what was known as of a cutoff; prints the answer envelope.
-
-DATASET is one of: quotes, valuation, financials, news, dragon-tiger, calendar, snapshot,
-status.
-
-Exit codes: {EXIT_OK} OK or NO_DATA; {EXIT_INVALID} INVALID_ARGUMENTS; {EXIT_NOT_OK} NOT_READY, UPSTREAM_ERROR,
-RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED or UNKNOWN; {EXIT_FAULT} the lake could not answer
-(unreadable file or catalog).
-"""
+QUERY_HELP = (
+    "Ask the lake what was known as of a cutoff; prints the answer envelope.\n\n"
+    "DATASET is one of: quotes, valuation, financials, news, dragon-tiger, calendar, snapshot, "
+    "status.\n\n"
+    f"Exit codes: {EXIT_OK} OK or NO_DATA; {EXIT_INVALID} INVALID_ARGUMENTS; {EXIT_NOT_OK} "
+    "NOT_READY, UPSTREAM_ERROR, RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED or UNKNOWN; "
+    f"{EXIT_FAULT} the lake could not answer (unreadable file or catalog)."
+)
 
 
 def default_lake() -> str:
@@ -332,8 +331,10 @@ def serve(
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
-    """Serve the HTTP query API (FastAPI; OpenAPI at /openapi.json, docs at /docs). Set
-    PITLAKE_API_TOKEN to require 'Authorization: Bearer <token>' on every path but /healthz."""
+    """Serve the HTTP query API (FastAPI; OpenAPI at /openapi.json, docs at /docs).
+
+    Set PITLAKE_API_TOKEN to require 'Authorization: Bearer <token>' on every path but /healthz.
+    """
     root = lake or default_lake()
     pins = allow_pin or []
     _check_serving_args(root, as_of, pins)
@@ -364,8 +365,10 @@ def mcp(
         typer.Option("--as-of", help="Pin every tool call to this cutoff (later as_of clamped)."),
     ] = None,
 ) -> None:
-    """Serve the query tools over MCP (stdio). The as-of is pinned by this flag, never by a
-    tool argument the model fills."""
+    """Serve the query tools over MCP (stdio).
+
+    The as-of is pinned by --as-of, never by a tool argument the model fills.
+    """
     root = lake or default_lake()
     _check_serving_args(root, as_of, [])
     from pitlake.api.redact import install_log_redaction
