@@ -583,11 +583,17 @@ class Lake:
                 f"The requested dates start after the as-of ({ask.as_of}); nothing about "
                 "them was public then."
             )
-        effective = (
-            max(frame[date_col])
-            if has_rows
-            else self._latest_date(schema, symbols, win.hi if not win.single else win.target, ask)
-        )
+        if has_rows:
+            effective = max(frame[date_col])
+        elif status is ResultStatus.NO_DATA and not win.after_cutoff:
+            # Every scope was fetched successfully and held nothing (a symbol not on the
+            # dragon-tiger list, a suspension): that *is* the answer for the session itself,
+            # not a reason to point at an older one.
+            effective = win.target
+        else:
+            effective = self._latest_date(
+                schema, symbols, win.hi if not win.single else win.target, ask
+            )
         date_status = self._date_status(effective, win)
         notes += self._date_notes(dataset, win, effective, date_status, status, ask)
         if gaps and status not in BENIGN:

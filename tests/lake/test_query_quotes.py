@@ -117,7 +117,11 @@ def test_a_session_without_rows_carries_the_ledger_status(
     r = lake.quotes([A, B], end="2025-06-05", as_of="2025-06-05")
     assert r.status is expected
     assert r.data == []  # never the previous session's bars in place of the requested one
-    assert r.effective_trade_date == "2025-06-04" and r.date_status is DateStatus.STALE
+    if expected is ResultStatus.NO_DATA:
+        # fetched, and nothing there: the answer is about the requested session itself
+        assert r.effective_trade_date == "2025-06-05" and r.date_status is DateStatus.CURRENT
+    else:
+        assert r.effective_trade_date == "2025-06-04" and r.date_status is DateStatus.STALE
     assert r.retryable is (
         expected in {ResultStatus.NOT_READY, ResultStatus.UPSTREAM_ERROR, ResultStatus.RATE_LIMITED}
     )
