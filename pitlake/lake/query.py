@@ -44,6 +44,7 @@ from pitlake.lake.status import (
     vendor_trace,
 )
 from pitlake.lake.store import LakeStore
+from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import beijing_day_window, is_quarter_end, iso_beijing, parse_cutoff
 from pitlake.symbols import canonical_many
 from schemas import BITEMPORAL_COLUMNS, DatasetSchema
@@ -135,6 +136,7 @@ class Lake:
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self.pinned_cutoff = parse_cutoff(pin_as_of) if pin_as_of is not None else None
         self._reader = DuckReader(self.store.fs.fs if isinstance(self.store.fs, ObjectFS) else None)
+        extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
 
     @property
     def catalog(self) -> Catalog:

@@ -47,3 +47,20 @@ def test_nothing_past_the_offline_end_changes_nothing(store: LakeStore) -> None:
     assert extend_calendar_from_lake(LakeStore(store.root / "empty")) is None
     with pytest.raises(CalendarRangeError):
         cal.is_session("2027-01-04")
+
+
+def test_a_lake_opened_for_reading_knows_the_stored_sessions(store: LakeStore) -> None:
+    from pitlake.lake.query import Lake
+
+    seen = datetime(2026, 12, 20, 20, 0, tzinfo=BEIJING)
+    store.write(
+        "calendar",
+        canonical("calendar", _rows({"2027-01-04": True, "2027-01-05": False}), fetched_at=seen),
+        run_id="r1",
+        ingested_at=seen,
+    )
+    try:
+        Lake(store.root)
+        assert cal.is_session("2027-01-04") and not cal.is_session("2027-01-05")
+    finally:
+        cal.XSHG.reset_extension()
