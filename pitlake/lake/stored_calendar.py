@@ -6,6 +6,7 @@ only from what the lake holds — never guessed."""
 
 from __future__ import annotations
 
+import logging
 from datetime import date
 
 import pandas as pd
@@ -13,11 +14,18 @@ import pandas as pd
 from pitlake.calendar import XSHG
 from pitlake.lake.store import LakeStore
 
+log = logging.getLogger(__name__)
+
 
 def extend_calendar_from_lake(store: LakeStore) -> date | None:
     """Register stored XSHG sessions past the offline calendar; returns the new last known
-    date, or None when the lake holds nothing past it."""
-    frame = store.read_all("calendar")
+    date, or None when the lake holds nothing past it. An unreadable calendar file leaves the
+    offline calendar in force (dates past it keep raising) rather than breaking every read."""
+    try:
+        frame = store.read_all("calendar")
+    except Exception as e:  # a corrupt partition: warn, never guess sessions
+        log.warning("stored calendar unreadable, offline calendar only: %s", e)
+        return None
     if frame is None or frame.empty:
         return None
     frame = frame[frame["exchange"] == "XSHG"]

@@ -64,3 +64,18 @@ def test_a_lake_opened_for_reading_knows_the_stored_sessions(store: LakeStore) -
         assert cal.is_session("2027-01-04") and not cal.is_session("2027-01-05")
     finally:
         cal.XSHG.reset_extension()
+
+
+def test_a_corrupt_stored_calendar_leaves_the_offline_calendar(store: LakeStore) -> None:
+    seen = datetime(2026, 12, 20, 20, 0, tzinfo=BEIJING)
+    store.write(
+        "calendar",
+        canonical("calendar", _rows({"2027-01-04": True}), fetched_at=seen),
+        run_id="r1",
+        ingested_at=seen,
+    )
+    for part in (store.root / "curated" / "calendar").rglob("*.parquet"):
+        part.write_bytes(b"not parquet")
+    assert extend_calendar_from_lake(store) is None
+    with pytest.raises(CalendarRangeError):
+        cal.is_session("2027-01-04")
