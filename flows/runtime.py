@@ -54,4 +54,6 @@ def task_runner():  # -> prefect TaskRunner
 
 
 def default_lake(lake: str | None) -> str:
-    return lake or os.environ.get("PITLAKE_HOME") or "lake"
+    from pitlake.home import lake_root
+
+    return lake_root(lake)

@@ -15,7 +15,9 @@ EXIT_INVALID = 2
 
 
 def _lake(lake: str | None) -> str:
-    return lake or os.environ.get("PITLAKE_HOME") or "lake"
+    from pitlake.home import lake_root
+
+    return lake_root(lake)
 
 
 def _split(values: list[str] | None) -> list[str] | None:

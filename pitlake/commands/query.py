@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from pitlake.home import ENV_HOME, lake_root
+
 if TYPE_CHECKING:
     from pitlake.api.service import Answer, QueryService
 
-ENV_HOME = "PITLAKE_HOME"
 # Exit codes of `pitlake query` (also in its --help).
 EXIT_OK = 0  # OK, NO_DATA
 EXIT_INVALID = 2  # INVALID_ARGUMENTS (also typer's own usage errors)
@@ -71,7 +72,7 @@ QUERY_HELP = (
 
 def default_lake() -> str:
     """--lake default: $PITLAKE_HOME, else ./lake."""
-    return os.environ.get(ENV_HOME, "").strip() or "lake"
+    return lake_root()
 
 
 def exit_code(answer: Answer) -> int:
