@@ -521,6 +521,28 @@ def _outcome(batch: Batch) -> UnitOutcome:
     )
 
 
+def _close(
+    env: RunEnv,
+    out: UnitOutcome,
+    batch: Batch,
+    status: LedgerStatus,
+    *,
+    counts: dict[tuple[date, str], int] | None,
+    message: str,
+) -> None:
+    """Record a unit's ledger entries and carry the resulting status into its outcome."""
+    final, final_message = _record_ledger(
+        env,
+        batch.unit,
+        status,
+        counts=counts,
+        vendor=batch.route.vendor,
+        trace=out.trace,
+        message=message,
+    )
+    out.status, out.message = str(final), final_message
+
+
 def commit(
     env: RunEnv, batches: Sequence[Batch], verdicts: Sequence[Any | None]
 ) -> list[UnitOutcome]:
@@ -534,18 +556,8 @@ def commit(
         out = outcomes[i]
         if not b.route.ok or b.frame.empty or v is None:
             # Nothing to validate: the fetch failed, or succeeded with no rows.
-            out.status, out.message = (
-                str(s)
-                for s in _record_ledger(
-                    env,
-                    b.unit,
-                    b.route.status,
-                    counts={} if b.route.ok else None,
-                    vendor=b.route.vendor,
-                    trace=out.trace,
-                    message=b.route.message,
-                )
-            )
+            counts = {} if b.route.ok else None
+            _close(env, out, b, b.route.status, counts=counts, message=b.route.message)
             continue
         out.gate = str(v.outcome)
         out.failed_expectations = v.failed_names()
@@ -561,18 +573,7 @@ def commit(
         path = env.store.quarantine(b.unit.dataset, env.run_id, b.frame, v.to_dict(), label=label)
         env.catalog.record_quarantine(**v.quarantine_record(str(path)))
         out.quarantine = str(path)
-        out.status, out.message = (
-            str(s)
-            for s in _record_ledger(
-                env,
-                b.unit,
-                v.ledger_status,
-                counts=None,
-                vendor=b.route.vendor,
-                trace=out.trace,
-                message=v.message,
-            )
-        )
+        _close(env, out, b, v.ledger_status, counts=None, message=v.message)
     for ds, idx in to_write.items():
         frame = pd.concat([batches[i].frame for i in idx], ignore_index=True)
         result = env.store.write(ds, frame, run_id=env.run_id, ingested_at=now_beijing())
@@ -585,26 +586,15 @@ def commit(
             env.note_factor_owners(frame)
         if ds == "quotes":
             env.forget_universe()
-        share = result.rows_added if len(idx) == 1 else None
         for i in idx:
             b, out, v = batches[i], outcomes[i], verdicts[i]
-            out.rows_added = share if share is not None else 0
+            message = out.message
             if v.warnings:
-                out.message = "; ".join(m for m in (b.route.message, v.message) if m)
-            out.status, out.message = (
-                str(s)
-                for s in _record_ledger(
-                    env,
-                    b.unit,
-                    LedgerStatus.OK,
-                    counts=_rows_by_scope(b.unit, b.frame),
-                    vendor=b.route.vendor,
-                    trace=out.trace,
-                    message=out.message,
-                )
-            )
-        if share is None and idx:
-            outcomes[idx[0]].rows_added = result.rows_added  # the group's total, reported once
+                message = "; ".join(m for m in (b.route.message, v.message) if m)
+            counts = _rows_by_scope(b.unit, b.frame)
+            _close(env, out, b, LedgerStatus.OK, counts=counts, message=message)
+        # One store write per dataset: its rows added are reported once, on the first unit.
+        outcomes[idx[0]].rows_added = result.rows_added
     if docs:
         from expectations.datadocs import build_data_docs
 
