@@ -308,17 +308,6 @@ def fetch(env: RunEnv, unit: Unit) -> Batch:
     )
     fetched_at = now_beijing()
     route = env.router.route(req, fetched_at)
-    if (
-        route.status is LedgerStatus.NO_DATA
-        and unit.dataset in MARKET_NEVER_EMPTY
-        and unit.trade_date is not None
-        and unit.symbols is None
-    ):
-        route.status = LedgerStatus.NOT_READY
-        route.message = (
-            f"no {unit.dataset} rows for session {unit.trade_date} from any vendor: "
-            "not published yet"
-        )
     if env.capture_raw:
         for raw in route.raws:
             env.store.write_raw(
@@ -555,8 +544,10 @@ def commit(
     for i, (b, v) in enumerate(zip(batches, verdicts, strict=True)):
         out = outcomes[i]
         if not b.route.ok or b.frame.empty or v is None:
-            # Nothing to validate: the fetch failed, or succeeded with no rows.
-            counts = {} if b.route.ok else None
+            # Nothing to validate: the fetch failed, or succeeded with no rows (NO_DATA, which
+            # _record_ledger turns into NOT_READY for a whole market that is never empty).
+            succeeded = b.route.status in (LedgerStatus.OK, LedgerStatus.NO_DATA)
+            counts = {} if succeeded else None
             _close(env, out, b, b.route.status, counts=counts, message=b.route.message)
             continue
         out.gate = str(v.outcome)
