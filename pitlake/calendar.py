@@ -14,7 +14,8 @@ from datetime import date, datetime, time, timedelta, timezone
 
 from pitlake.errors import CalendarRangeError, InvalidArgumentsError
 
-BEIJING = timezone(timedelta(hours=8), name="Asia/Shanghai")
+BEIJING_UTC_OFFSET = timedelta(hours=8)  # China has kept one offset, no DST, since 1991
+BEIJING = timezone(BEIJING_UTC_OFFSET, name="Asia/Shanghai")
 SESSION_OPEN = time(9, 30)
 SESSION_CLOSE = time(15, 0)
 EX_DATE_OPEN = time(9, 15)  # call auction opens; ex-date factors are live from here
