@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from functools import lru_cache
 
 from pitlake.errors import InvalidArgumentsError
 
@@ -126,6 +127,13 @@ def parse(raw: object) -> Symbol:
     """Any vendor form → Symbol. Garbage raises InvalidArgumentsError naming the input."""
     if not isinstance(raw, str):
         raise InvalidArgumentsError(f"symbol must be a string, got {_echo(raw)}")
+    return _parse_text(raw)
+
+
+# A pure function of the text, asked once per row of every whole-market answer (5,300 codes a
+# session): cached, it costs a dict lookup. Errors are not cached; they re-raise each time.
+@lru_cache(maxsize=1 << 16)
+def _parse_text(raw: str) -> Symbol:
     s = raw.strip()
     code: str
     ex: Exchange | None = None
