@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -31,12 +33,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_backfill import ingest
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
 from benchmarks.simvendor.client import OK, STALE, day_of
 from pitlake import ingest as core
 from pitlake.envelope import LedgerStatus
 from pitlake.vendors.retry import RetryPolicy
+from schemas import get as get_schema
 
 DATASETS = ["quotes", "adj_factors", "valuation", "dragon_tiger"]
 DATASET_OF = {
@@ -47,10 +49,7 @@ DATASET_OF = {
     "top_inst": "dragon_tiger",
 }
 GOOD = (LedgerStatus.OK, LedgerStatus.NO_DATA)
-
-
-def _quiet(_msg: str) -> None:
-    return None
+REPO = Path(__file__).resolve().parents[1]
 
 
 def failed_beyond_retries(client: SimClient) -> set[tuple[str, date]]:
@@ -84,7 +83,7 @@ def run_ledger(start: date, end: date, out: Path, failure: float, stale: float) 
     first = SimClient(market, SimConfig(failure_rate=failure, stale_rate=stale, today=end))
     t0 = time.perf_counter()
     env = core.RunEnv(out, run_id="faults-1", router=sim_router(first, policy=policy))
-    outcomes = ingest(env, DATASETS, start, end, None, log=_quiet)
+    outcomes = backfill(env, start, end)
     t1 = time.perf_counter()
     expected = failed_beyond_retries(first)
     ledger = ledger_failures(env, start, end)
@@ -94,7 +93,7 @@ def run_ledger(start: date, end: date, out: Path, failure: float, stale: float) 
         market, SimConfig(failure_rate=failure, stale_rate=stale, today=end, fault_seed=2)
     )
     env2 = core.RunEnv(out, run_id="faults-2", router=sim_router(second, policy=policy))
-    repair = ingest(env2, DATASETS, start, end, None, log=_quiet)
+    repair = backfill(env2, start, end)
     t2 = time.perf_counter()
     repaired_units = {(o.dataset, date.fromisoformat(o.date_key)) for o in repair}
     still = ledger_failures(env2, start, end)
@@ -135,98 +134,296 @@ def _count(values: Any) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------- kill and resume
+#
+# A backfill child process is SIGKILLed at a point chosen from its progress, never from time:
+# - `ledger` trials: a watcher polls the child's catalog and kills it once K of the N units
+#   are in the ledger (K drawn in 20-80 % of N); the kill lands wherever the child then is.
+# - `publish` trials: the child kills itself inside its Nth lake write of one zone (curated or
+#   raw), after the temp file is written and fsynced and before the rename that publishes it.
+# Then the same backfill is rerun into the same lake and compared with a clean, unkilled lake.
+
+KEYS = {ds: get_schema(ds).key for ds in DATASETS}
+NOT_COMPARED = ("run_id", "ingested_at")  # differ between any two runs by design
 
 
-def _backfill_cmd(start: date, end: date, out: Path, keep: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "benchmarks.bench_backfill", "--start", str(start)]
-    cmd += ["--end", str(end), "--datasets", ",".join(DATASETS), "--out", str(out), "--no-reads"]
-    return cmd + (["--keep"] if keep else [])
+def backfill(env: core.RunEnv, start: date, end: date) -> list[core.UnitOutcome]:
+    """The backfill flow's body without Prefect, in its order: each dataset, month by month."""
+    outcomes: list[core.UnitOutcome] = []
+    for ds in DATASETS:
+        for lo, hi in core.chunks_for(ds, start, end):
+            outcomes += core.backfill_chunk(env, ds, lo, hi, None)
+    return outcomes
+
+
+def open_env(root: Path, end: date, n_symbols: int, run_id: str) -> core.RunEnv:
+    client = SimClient(SimMarket(n_symbols=n_symbols), SimConfig(today=end))
+    return core.RunEnv(root, run_id=run_id, router=sim_router(client, policy=RetryPolicy.no_wait()))
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_after_ledger(env: core.RunEnv, k: int) -> None:
+    """SIGKILL this process right after the kth ledger entry is recorded (a unit boundary)."""
+    record, seen = env.catalog.record_ledger, [0]
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        out = record(*args, **kwargs)
+        seen[0] += 1
+        if seen[0] == k:
+            _die()
+        return out
+
+    env.catalog.record_ledger = counting  # type: ignore[method-assign]
+
+
+PUBLISHED = {"curated": 0, "raw": 0}  # this process's lake writes per zone
+
+
+def count_publishes(die_at: int = 0, zone: str = "curated") -> None:
+    """Count this process's lake writes per zone; with `die_at`, SIGKILL it inside its
+    die_at-th write under `zone`: the temp file is complete and fsynced, the rename that would
+    publish it has not happened."""
+    from pitlake.lake import store
+
+    publish = store._publish
+
+    def counting(tmp: Path, final: Path) -> None:
+        for z in PUBLISHED:
+            if z in final.parts:
+                PUBLISHED[z] += 1
+                if z == zone and PUBLISHED[z] == die_at:
+                    _die()
+        publish(tmp, final)
+
+    store._publish = counting
+
+
+def child(a: argparse.Namespace) -> None:
+    """One backfill into --out; prints the units it fetched as JSON."""
+    start, end = date.fromisoformat(a.start), date.fromisoformat(a.end)
+    env = open_env(Path(a.out), end, a.symbols, f"faults-kill-{os.getpid()}")
+    if a.die_after_ledger:
+        die_after_ledger(env, a.die_after_ledger)
+    count_publishes(a.die_at_publish, a.zone)
+    outcomes = backfill(env, start, end)
+    env.close()
+    units = [[o.dataset, o.date_key, o.status] for o in outcomes]
+    print(json.dumps({"units": units, "published": PUBLISHED}))
+
+
+def _child_cmd(start: date, end: date, out: Path, symbols: int, *extra: str) -> list[str]:
+    cmd = [sys.executable, "-m", "benchmarks.bench_faults", "child", "--start", str(start)]
+    return [*cmd, "--end", str(end), "--out", str(out), "--symbols", str(symbols), *extra]
+
+
+def _run_child(cmd: list[str]) -> tuple[list[tuple[str, str]], dict[str, int]]:
+    """Run a child to completion: the (dataset, session) units it fetched, its writes per zone."""
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=REPO)
+    report = json.loads(done.stdout.splitlines()[-1])
+    return [(ds, day) for ds, day, _status in report["units"]], report["published"]
+
+
+def ledger_done(root: Path) -> set[tuple[str, str]]:
+    """(dataset, session) the ledger holds as fetched (OK or NO_DATA), read with plain sqlite3
+    so it works on a catalog a killed process left behind (WAL mode)."""
+    db = root / "catalog.db"
+    if not db.exists():
+        return set()
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        rows = con.execute(
+            "SELECT dataset, date_key FROM ledger WHERE status IN (?, ?)",
+            [str(s) for s in GOOD],
+        ).fetchall()
+    except sqlite3.OperationalError:  # the child has not created the tables yet
+        return set()
+    finally:
+        con.close()
+    return {(ds, str(day)[:10]) for ds, day in rows}
 
 
 def lake_facts(root: Path) -> dict[str, Any]:
+    """What a reader of the lake would see: unreadable Parquet files (any zone), leftover temp
+    files, and per dataset the rows, distinct (key, known_at) and an order-independent checksum
+    of every column except run_id and ingested_at."""
     import duckdb
     import pyarrow.parquet as pq
 
-    curated = root / "curated"
-    bad, files = [], sorted(curated.rglob("*.parquet"))
+    files = sorted(root.rglob("*.parquet"))
+    bad = []
     for f in files:
         try:
-            pq.read_metadata(f)
+            pq.read_table(f)
         except Exception as e:  # a torn file
             bad.append(f"{f}: {e}")
-    tmp = [str(p) for p in root.rglob("*.tmp")]
+    tmp = sorted(str(p.relative_to(root)) for p in root.rglob("*.tmp"))
     facts: dict[str, Any] = {"parquet_files": len(files), "unreadable": bad, "tmp_files": tmp}
     con = duckdb.connect()
-    for ds, key in {
-        "quotes": "symbol, trade_date",
-        "adj_factors": "symbol, trade_date",
-        "valuation": "symbol, trade_date",
-        "dragon_tiger": "symbol, trade_date, reason",
-    }.items():
-        paths = [str(p) for p in (curated / ds).rglob("*.parquet")]
+    for ds in DATASETS:
+        paths = [str(p) for p in (root / "curated" / ds).rglob("*.parquet")]
         if not paths:
             continue
-        rows, keys, versions = con.execute(
-            f"SELECT count(*), count(DISTINCT ({key})), count(DISTINCT ({key}, known_at)) "
+        names = pq.read_schema(paths[0]).names
+        cols = ", ".join(f'"{c}"' for c in names if c not in NOT_COMPARED)
+        key = ", ".join(f'"{c}"' for c in (*KEYS[ds], "known_at"))
+        rows, versions, checksum = con.execute(
+            f"SELECT count(*), count(DISTINCT ({key})), sum(hash({cols}))::VARCHAR "
             "FROM read_parquet(?)",
             [paths],
         ).fetchall()[0]
-        facts[ds] = {"rows": rows, "distinct_keys": keys, "distinct_key_versions": versions}
+        facts[ds] = {"rows": rows, "distinct_key_versions": versions, "checksum": checksum}
     con.close()
     return facts
 
 
-def run_kill(start: date, end: date, out: Path, seed: int) -> dict[str, Any]:
-    clean, killed = out / "clean", out / "killed"
-    for p in (clean, killed):
-        if p.exists():
-            shutil.rmtree(p)
+def kill_child(proc: subprocess.Popen[str], root: Path, k: int, poll: float) -> bool:
+    """SIGKILL `proc` once the ledger of `root` holds k fetched units; False if it ended first."""
+    while proc.poll() is None:
+        if len(ledger_done(root)) >= k:
+            proc.kill()
+            proc.wait()
+            return True
+        time.sleep(poll)
+    return False
+
+
+def check_resume(
+    clean: dict[str, Any],
+    all_units: set[tuple[str, str]],
+    pending: set[tuple[str, str]],
+    rerun: list[tuple[str, str]],
+    root: Path,
+) -> dict[str, Any]:
+    """The invariants of a resumed lake against the clean one."""
+    after = lake_facts(root)
+    return {
+        "rerun_units": len(rerun),
+        "rerun_equals_pending": sorted(rerun) == sorted(pending) and len(pending) > 0,
+        "rows_equal_clean": all(after[ds] == clean[ds] for ds in DATASETS if ds in clean),
+        "duplicates": any(f["rows"] != f["distinct_key_versions"] for f in _ds(after)),
+        "tmp_files": after["tmp_files"],
+        "unreadable": after["unreadable"],
+        "ledger_complete": ledger_done(root) >= all_units,
+        "resumed": {ds: after[ds] for ds in DATASETS if ds in after},
+    }
+
+
+def _ds(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    return [facts[ds] for ds in DATASETS if ds in facts]
+
+
+def passed(r: dict[str, Any]) -> bool:
+    return (
+        r["rerun_equals_pending"]
+        and r["rows_equal_clean"]
+        and not r["duplicates"]
+        and not r["tmp_files"]
+        and not r["unreadable"]
+        and r["ledger_complete"]
+    )
+
+
+def kill_trial(
+    kind: str, point: int, start: date, end: date, root: Path, symbols: int, ctx: dict[str, Any]
+) -> dict[str, Any]:
+    """One killed run into a fresh lake, then a rerun; `kind` is ledger, curated or raw."""
+    if root.exists():
+        shutil.rmtree(root)
+    t0 = time.perf_counter()
+    if kind == "ledger":
+        proc = subprocess.Popen(
+            _child_cmd(start, end, root, symbols),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=REPO,
+            text=True,
+        )
+        killed = kill_child(proc, root, point, poll=0.01)
+        code = proc.returncode
+    else:
+        cmd = _child_cmd(start, end, root, symbols, "--die-at-publish", str(point), "--zone", kind)
+        code = subprocess.run(cmd, capture_output=True, cwd=REPO).returncode
+        killed = code == -signal.SIGKILL
+    t1 = time.perf_counter()
+    at_kill = lake_facts(root)
+    done = ledger_done(root)
+    pending = ctx["all_units"] - done
+    rerun, _ = _run_child(_child_cmd(start, end, root, symbols))
+    t2 = time.perf_counter()
+    out = {
+        "kill": f"{kind} {point}",
+        "killed_by_sigkill": killed and code == -signal.SIGKILL,
+        "killed_after_s": round(t1 - t0, 1),
+        "ledgered_at_kill": len(done),
+        "of_units": len(ctx["all_units"]),
+        "tmp_files_at_kill": at_kill["tmp_files"],
+        "rows_at_kill": {ds: at_kill[ds]["rows"] for ds in DATASETS if ds in at_kill},
+        "rerun_s": round(t2 - t1, 1),
+        **check_resume(ctx["clean"], ctx["all_units"], pending, rerun, root),
+    }
+    out["passed"] = out["killed_by_sigkill"] and passed(out)
+    return out
+
+
+def run_kill(
+    start: date, end: date, out: Path, seed: int, symbols: int, trials: list[str]
+) -> dict[str, Any]:
+    rng = random.Random(seed)
+    clean = out / "clean"
+    if clean.exists():
+        shutil.rmtree(clean)
     t = time.perf_counter()
-    subprocess.run(_backfill_cmd(start, end, clean, False), check=True, capture_output=True)
+    fetched, writes = _run_child(_child_cmd(start, end, clean, symbols))
+    units = set(fetched)
     clean_s = time.perf_counter() - t
-    delay = random.Random(seed).uniform(0.2, 0.8) * clean_s
-    proc = subprocess.Popen(
-        _backfill_cmd(start, end, killed, False), stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    time.sleep(delay)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    at_kill = lake_facts(killed)
-    rerun = subprocess.run(
-        _backfill_cmd(start, end, killed, True), check=True, capture_output=True, text=True
-    )
-    after = json.loads(rerun.stdout[rerun.stdout.index("{") :])
-    a, b = lake_facts(clean), lake_facts(killed)
-    same = all(a[ds]["rows"] == b[ds]["rows"] for ds in DATASETS if ds in a)
-    dupes = any(b[ds]["rows"] != b[ds]["distinct_key_versions"] for ds in DATASETS if ds in b)
+    facts = lake_facts(clean)
+    ctx = {"clean": facts, "all_units": units}
+    results = []
+    for i, kind in enumerate(trials):
+        if kind == "ledger":
+            point = rng.randint(int(0.2 * len(units)), int(0.8 * len(units)))
+        else:
+            point = rng.randint(max(2, writes[kind] // 5), max(2, writes[kind] * 4 // 5))
+        results.append(kill_trial(kind, point, start, end, out / f"killed-{i}", symbols, ctx))
     return {
         "window": f"{start}..{end}",
+        "symbols": symbols,
+        "units": len(units),
         "clean_run_s": round(clean_s, 1),
-        "killed_after_s": round(delay, 1),
-        "at_kill": at_kill,
-        "rerun_units": {k: v["units"] for k, v in after["per_dataset"].items()},
-        "clean": a,
-        "resumed": b,
-        "rows_equal_clean": same,
-        "duplicates": dupes,
+        "clean": facts,
+        "writes_in_clean_run": writes,
+        "trials": results,
+        "all_passed": all(r["passed"] for r in results),
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=["ledger", "kill"])
+    ap.add_argument("mode", choices=["ledger", "kill", "child"])
     ap.add_argument("--start", default="2024-01-01")
     ap.add_argument("--end", default="2024-03-31")
     ap.add_argument("--out", default="benchmarks/out/faults")
+    ap.add_argument("--symbols", type=int, default=5300, help="market size (kill, child)")
     ap.add_argument("--failure-rate", type=float, default=0.02)
     ap.add_argument("--stale-rate", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--trials", default="ledger,ledger,ledger,curated,raw", help="kill: kill points, in order"
+    )
+    ap.add_argument("--die-after-ledger", type=int, default=0, help="child: SIGKILL at entry K")
+    ap.add_argument("--die-at-publish", type=int, default=0, help="child: SIGKILL in write N")
+    ap.add_argument("--zone", default="curated", choices=["curated", "raw"])
     a = ap.parse_args()
+    if a.mode == "child":
+        child(a)
+        return
     start, end, out = date.fromisoformat(a.start), date.fromisoformat(a.end), Path(a.out)
     if a.mode == "ledger":
         result = run_ledger(start, end, out, a.failure_rate, a.stale_rate)
     else:
-        result = run_kill(start, end, out, a.seed)
+        result = run_kill(start, end, out, a.seed, a.symbols, a.trials.split(","))
     print(json.dumps(result, ensure_ascii=False, indent=1, default=str))
 
 
