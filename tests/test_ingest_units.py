@@ -43,3 +43,31 @@ def test_an_empty_symbol_is_no_data(empty_quotes: core.RunEnv) -> None:
     assert out.status == "NO_DATA"  # one stock can be suspended
     entry = empty_quotes.catalog.ledger_entry("quotes", D, "600519.SH")
     assert str(entry.status) == "NO_DATA"
+
+
+def test_raw_capture_keeps_one_file_per_answer_in_answer_order(tmp_path: Path) -> None:
+    """Raw answers are written by several threads; each still gets its own file, numbered in
+    the order the adapter asked (symbol by symbol, statement by statement), with the call's
+    parameters in its metadata."""
+    import pyarrow.parquet as pq
+
+    env = core.RunEnv(
+        tmp_path / "lake", source=f"replay:{SAMPLE}", run_id="run-raw", capture_raw=True
+    )
+    symbols = ("600519.SH", "000001.SZ", "300750.SZ")
+    batch = core.fetch(env, core.Unit("financials", D, start=D, end=D, symbols=symbols))
+    env.close()
+    assert batch.route.ok
+    files = list((tmp_path / "lake" / "raw").rglob("run-raw-*.parquet"))
+    seqs = sorted(int(p.stem.rsplit("-", 1)[1]) for p in files)
+    assert len(files) >= 6 and seqs == list(range(seqs[0], seqs[0] + len(files)))
+    asked = []
+    for p in sorted(files, key=lambda p: int(p.stem.rsplit("-", 1)[1])):
+        meta = pq.read_metadata(p).metadata
+        asked.append(
+            (json.loads(meta[b"pitlake.params"])["ts_code"], meta[b"pitlake.endpoint"].decode())
+        )
+    order = {"income": 0, "balancesheet": 1, "cashflow": 2}
+    rank = [(symbols.index(code), order[endpoint]) for code, endpoint in asked]
+    assert rank == sorted(rank) and len(set(rank)) == len(rank)
+    assert {code for code, _ in asked} == set(symbols)

@@ -271,6 +271,35 @@ def test_identical_flag_pair_is_one_version_not_an_undated_revision() -> None:
     assert fy["known_at_basis"].iloc[0] == KnownAtBasis.ANNOUNCEMENT
 
 
+def test_many_answers_normalised_together_equal_each_normalised_alone() -> None:
+    """A reporting night's answers are normalised per endpoint in one batch; that batch must
+    give exactly the rows of normalising each answer alone, and an extra field that is an int
+    in one answer and missing (float NaN) in another must keep its own text per answer."""
+    from pitlake.vendors.base import RawResponse, VendorQuery
+
+    def answer(code: str, ann: str, period: str, comp_type: object) -> RawResponse:
+        frame = balance_rows(code, ann, period).assign(comp_type=comp_type)
+        query = VendorQuery("balancesheet", {"ts_code": code}, symbol=code, tag="balance")
+        return RawResponse("tushare", query, frame, FETCHED)
+
+    raws = [
+        answer("600519.SH", "20250403", "20241231", 1),  # int64 extra field
+        answer("000858.SZ", "20250429", "20250331", float("nan")),  # float64: a missing value
+        answer("000001.SZ", "20250429", "20250331", 1),
+    ]
+    req = FetchRequest(dataset="financials", trade_date=date(2025, 4, 29))
+    together = tushare._financial_rows(req, raws)
+    alone = pd.concat([tushare._financial_rows(req, [r]) for r in raws], ignore_index=True)
+    key = ["symbol", "report_period", "update_flag"]
+    pd.testing.assert_frame_equal(
+        together.sort_values(key).reset_index(drop=True),
+        alone.sort_values(key).reset_index(drop=True),
+    )
+    extras = dict(zip(together["symbol"], together["extra"], strict=True))
+    assert json.loads(extras["600519.SH"])["comp_type"] == 1  # not 1.0
+    assert json.loads(extras["000858.SZ"])["comp_type"] is None
+
+
 def _announcer_routes() -> dict:
     # 000858.SZ announced Q1 2025 on 2025-04-29 and, the same day, corrected FY2023.
     wuliangye = pd.concat(
