@@ -146,10 +146,12 @@ KEYS = {ds: get_schema(ds).key for ds in DATASETS}
 NOT_COMPARED = ("run_id", "ingested_at")  # differ between any two runs by design
 
 
-def backfill(env: core.RunEnv, start: date, end: date) -> list[core.UnitOutcome]:
+def backfill(
+    env: core.RunEnv, start: date, end: date, datasets: list[str] = DATASETS
+) -> list[core.UnitOutcome]:
     """The backfill flow's body without Prefect, in its order: each dataset, month by month."""
     outcomes: list[core.UnitOutcome] = []
-    for ds in DATASETS:
+    for ds in datasets:
         for lo, hi in core.chunks_for(ds, start, end):
             outcomes += core.backfill_chunk(env, ds, lo, hi, None)
     return outcomes
@@ -261,7 +263,7 @@ def lake_facts(root: Path) -> dict[str, Any]:
     tmp = sorted(str(p.relative_to(root)) for p in root.rglob("*.tmp"))
     facts: dict[str, Any] = {"parquet_files": len(files), "unreadable": bad, "tmp_files": tmp}
     con = duckdb.connect()
-    for ds in DATASETS:
+    for ds in KEYS:
         paths = [str(p) for p in (root / "curated" / ds).rglob("*.parquet")]
         if not paths:
             continue

@@ -1,0 +1,107 @@
+"""A backfill SIGKILLed at a point chosen from its progress resumes without loss or duplicates.
+
+The killed run is a forked process (it inherits the imports, so it starts in milliseconds) that
+kills itself with SIGKILL at a deterministic point: right after its kth ledger entry (a unit
+boundary, inside a chunk whose partition is already written), or inside its 2nd curated
+partition write (temp file written and fsynced, not yet renamed). The rerun happens here, in
+process, into the same lake; a clean lake of the same window is the reference.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import expectations.context  # noqa: F401  # the gate's imports, loaded before the fork
+from benchmarks.bench_faults import (
+    backfill,
+    count_publishes,
+    die_after_ledger,
+    lake_facts,
+    ledger_done,
+    open_env,
+)
+
+START, END = date(2024, 1, 2), date(2024, 1, 8)  # 5 sessions
+DATASETS = ["quotes", "adj_factors"]  # in this order: the kill points below depend on it
+SYMBOLS = 50
+UNITS = 5 * len(DATASETS)
+
+
+def _run(root: Path, run_id: str) -> list[tuple[str, str]]:
+    env = open_env(root, END, SYMBOLS, run_id)
+    try:
+        return [(o.dataset, o.date_key) for o in backfill(env, START, END, DATASETS)]
+    finally:
+        env.close()
+
+
+def _killed_run(root: Path, after_ledger: int, at_curated_write: int) -> None:
+    env = open_env(root, END, SYMBOLS, "killed")
+    if after_ledger:
+        die_after_ledger(env, after_ledger)
+    count_publishes(at_curated_write, "curated")
+    backfill(env, START, END, DATASETS)
+    env.close()
+
+
+def _kill(root: Path, *, after_ledger: int = 0, at_curated_write: int = 0) -> int:
+    proc = multiprocessing.get_context("fork").Process(
+        target=_killed_run, args=(root, after_ledger, at_curated_write)
+    )
+    proc.start()
+    proc.join(timeout=120)
+    return proc.exitcode if proc.exitcode is not None else 0
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("clean")
+    units = _run(root, "clean")
+    return {"units": set(units), "facts": lake_facts(root)}
+
+
+def _assert_resumed(root: Path, clean: dict[str, Any], pending: set[tuple[str, str]]) -> None:
+    rerun = _run(root, "rerun")
+    assert sorted(rerun) == sorted(pending)  # exactly the units not in the ledger, once each
+    after = lake_facts(root)
+    for ds in DATASETS:  # same rows (every column but run_id, ingested_at) as the clean lake
+        assert after[ds] == clean["facts"][ds], ds
+        assert after[ds]["rows"] == after[ds]["distinct_key_versions"]  # no duplicate versions
+    assert after["tmp_files"] == []
+    assert after["unreadable"] == []
+    assert after["parquet_files"] > 0
+    assert ledger_done(root) == clean["units"]  # the ledger is complete
+
+
+def test_clean_run_is_the_full_window(clean: dict[str, Any]) -> None:
+    assert len(clean["units"]) == UNITS
+    assert all(clean["facts"][ds]["rows"] > 0 for ds in DATASETS)
+
+
+def test_killed_at_a_unit_boundary_mid_chunk_resumes(tmp_path: Path, clean: dict[str, Any]) -> None:
+    # 7 = quotes' 5 units and 2 of adj_factors' 5, whose partition write has already happened.
+    assert _kill(tmp_path, after_ledger=7) == -signal.SIGKILL
+    done = ledger_done(tmp_path)
+    assert len(done) == 7
+    at_kill = lake_facts(tmp_path)
+    assert at_kill["adj_factors"] == clean["facts"]["adj_factors"]  # written, ledger partial
+    _assert_resumed(tmp_path, clean, clean["units"] - done)
+
+
+def test_killed_inside_a_partition_write_leaves_the_old_file_and_resumes(
+    tmp_path: Path, clean: dict[str, Any]
+) -> None:
+    assert _kill(tmp_path, at_curated_write=2) == -signal.SIGKILL  # adj_factors' write
+    at_kill = lake_facts(tmp_path)
+    assert [Path(p).parts[:2] for p in at_kill["tmp_files"]] == [("curated", "adj_factors")]
+    assert "adj_factors" not in at_kill  # the temp file was never published
+    assert at_kill["quotes"] == clean["facts"]["quotes"]
+    done = ledger_done(tmp_path)
+    assert {ds for ds, _ in done} == {"quotes"}
+    _assert_resumed(tmp_path, clean, clean["units"] - done)
