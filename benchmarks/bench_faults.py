@@ -1,8 +1,8 @@
 """Faults at scale: injected vendor failures end in exactly the ledger's failed partitions, a
 second run repairs only those, and a SIGKILLed backfill resumes without loss or duplicates.
 
-    PYTHONPATH=. .venv/bin/python -m benchmarks.bench_faults ledger --start 2024-01-01 \
-        --end 2024-03-31 --out benchmarks/out/faults
+    PYTHONPATH=. .venv/bin/python -m benchmarks.bench_faults ledger --start 2023-01-01 \
+        --end 2023-12-31 --out benchmarks/out/faults
     PYTHONPATH=. .venv/bin/python -m benchmarks.bench_faults kill --start 2024-01-01 \
         --end 2024-02-29 --out benchmarks/out/kill
 
@@ -11,10 +11,14 @@ failures (transport errors and column-less frames, half each) and 1 % stale answ
 pitlake's real retries (RetryPolicy defaults, waits skipped). The simulator's last attempt per
 call says which calls failed beyond the retries; that set, mapped to (dataset, session), is
 compared with the ledger's non-OK entries. Then a repair run (new fault draws, same rates)
-fetches the pending units: their count must equal the failed set.
-`kill`: a clean run into lake A; a run into lake B killed with SIGKILL after a random delay,
-then rerun to completion; A and B must hold the same rows, B no duplicate keys, no *.tmp
-files, every Parquet file readable.
+fetches the pending units: they must be exactly the failed set.
+`kill`: a clean run into lake A, then per trial a backfill child into a fresh lake B that is
+SIGKILLed at a point taken from its progress (see `kill_trial`), rerun to completion. The rerun
+must fetch exactly the units the ledger did not hold at the kill (at least one); B must end with
+A's rows (an order-independent checksum of every column but run_id and ingested_at), no
+duplicate (key, known_at), no *.tmp file anywhere, every Parquet file readable, and a ledger
+holding every unit.
+`child`: one backfill (used by `kill`), optionally killing itself at a given point.
 """
 
 from __future__ import annotations
@@ -306,6 +310,7 @@ def check_resume(
         "rows_equal_clean": all(after[ds] == clean[ds] for ds in DATASETS if ds in clean),
         "duplicates": any(f["rows"] != f["distinct_key_versions"] for f in _ds(after)),
         "tmp_files": after["tmp_files"],
+        "partial_partition_files": [t for t in after["tmp_files"] if t.startswith("curated/")],
         "unreadable": after["unreadable"],
         "ledger_complete": ledger_done(root) >= all_units,
         "resumed": {ds: after[ds] for ds in DATASETS if ds in after},
