@@ -142,8 +142,9 @@ def _count(values: Any) -> dict[str, int]:
 # A backfill child process is SIGKILLed at a point chosen from its progress, never from time:
 # - `ledger` trials: a watcher polls the child's catalog and kills it once K of the N units
 #   are in the ledger (K drawn in 20-80 % of N); the kill lands wherever the child then is.
-# - `publish` trials: the child kills itself inside its Nth lake write of one zone (curated or
-#   raw), after the temp file is written and fsynced and before the rename that publishes it.
+# - `curated`, `raw`, `dq` trials: the child kills itself inside its Nth lake write under that
+#   zone (partitions, raw answers, validation results and data docs), after the temp file is
+#   written and fsynced and before the rename that publishes it.
 # Then the same backfill is rerun into the same lake and compared with a clean, unkilled lake.
 
 KEYS = {ds: get_schema(ds).key for ds in DATASETS}
@@ -184,13 +185,14 @@ def die_after_ledger(env: core.RunEnv, k: int) -> None:
     env.catalog.record_ledger = counting  # type: ignore[method-assign]
 
 
-PUBLISHED = {"curated": 0, "raw": 0}  # this process's lake writes per zone
+PUBLISHED = {"curated": 0, "raw": 0, "dq": 0}  # this process's lake writes per zone
 
 
 def count_publishes(die_at: int = 0, zone: str = "curated") -> None:
     """Count this process's lake writes per zone; with `die_at`, SIGKILL it inside its
     die_at-th write under `zone`: the temp file is complete and fsynced, the rename that would
-    publish it has not happened."""
+    publish it has not happened. (The zone is matched by path component: keep the lake itself
+    out of directories named curated, raw or dq.)"""
     from pitlake.lake import store
 
     publish = store._publish
@@ -335,7 +337,7 @@ def passed(r: dict[str, Any]) -> bool:
 def kill_trial(
     kind: str, point: int, start: date, end: date, root: Path, symbols: int, ctx: dict[str, Any]
 ) -> dict[str, Any]:
-    """One killed run into a fresh lake, then a rerun; `kind` is ledger, curated or raw."""
+    """One killed run into a fresh lake, then a rerun; `kind` is ledger, curated, raw or dq."""
     if root.exists():
         shutil.rmtree(root)
     t0 = time.perf_counter()
@@ -421,7 +423,7 @@ def main() -> None:
     )
     ap.add_argument("--die-after-ledger", type=int, default=0, help="child: SIGKILL at entry K")
     ap.add_argument("--die-at-publish", type=int, default=0, help="child: SIGKILL in write N")
-    ap.add_argument("--zone", default="curated", choices=["curated", "raw"])
+    ap.add_argument("--zone", default="curated", choices=["curated", "raw", "dq"])
     a = ap.parse_args()
     if a.mode == "child":
         child(a)
