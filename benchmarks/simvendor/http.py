@@ -35,6 +35,7 @@ import argparse
 import json
 import logging
 import math
+import signal
 import socket
 import threading
 import uuid
@@ -353,6 +354,10 @@ def client_from_args(args: argparse.Namespace) -> SimClient:
     return SimClient(SimMarket(n_symbols=args.symbols, seed=args.seed), config)
 
 
+def _interrupt(_signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -361,6 +366,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         (args.host, args.port), client, tokens=args.token, transport=args.transport
     )
     print(f"simulated Tushare at {server.url}  ({client!r})", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does
     try:
         server.serve_forever()
     except KeyboardInterrupt:
