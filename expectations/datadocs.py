@@ -23,9 +23,9 @@ from typing import Any
 
 from expectations.verdict import Verdict, json_safe
 from pitlake.lake.locking import locked
-from pitlake.lake.store import atomic_write_bytes
+from pitlake.lake.store import DQ, atomic_write_bytes
 
-DQ_DIR = "dq"
+DQ_DIR = DQ  # the zone name, defined with the lake's other zones
 RESULTS = "results"
 PAGES = "validations"
 INDEX = "index.html"

@@ -189,6 +189,7 @@ class RunEnv:
         self.run_id = run_id
         self.catalog = Catalog(catalog_url, lake_root=None if self.store.remote else self.lake_root)
         extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
+        self.store.sweep_orphans()  # temp files of writers killed mid-write (logged)
         # Raw capture keeps live answers so the lake can be rebuilt without refetching; a
         # replay source is already raw.
         spec = parse_source(source)

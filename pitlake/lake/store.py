@@ -22,7 +22,6 @@ import json
 import math
 import os
 import re
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -37,6 +36,7 @@ import pyarrow.parquet as pq
 
 from pitlake.calendar import beijing
 from pitlake.lake.fs import LakePath, ObjectFS, ObjectPath, file_sha256, lake_root, open_fs
+from pitlake.lake.tempfiles import sweep_orphans, temp_path_for
 from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
 from schemas import DatasetSchema
 from schemas import get as get_schema
@@ -44,6 +44,7 @@ from schemas import get as get_schema
 CURATED = "curated"
 RAW = "raw"
 QUARANTINE = "quarantine"
+DQ = "dq"  # validation results and Data Docs (expectations.datadocs)
 PART_FILE = "part.parquet"
 # Row groups small enough that min/max statistics on the sort columns prune a one-symbol read.
 ROW_GROUP_SIZE = 131_072
@@ -123,7 +124,7 @@ def _publish(tmp: Path, final: Path) -> None:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    tmp = temp_path_for(path)
     try:
         with open(tmp, "wb") as fh:
             fh.write(data)
@@ -589,6 +590,13 @@ class LakeStore:
             / f"fetch_date={day}"
             / f"{safe_segment(run_id, 'run_id')}-{seq}.parquet"
         )
+
+    def sweep_orphans(self) -> int:
+        """Remove temp files left by killed writers in every zone (local lakes only: on object
+        storage a write is one PUT and leaves nothing behind). See pitlake.lake.tempfiles."""
+        if self.remote:
+            return 0
+        return sweep_orphans(self.root, (CURATED, RAW, QUARANTINE, DQ))
 
     def write_raw(
         self,
