@@ -32,6 +32,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import date
 from pathlib import Path
@@ -195,14 +196,15 @@ def count_publishes(die_at: int = 0, zone: str = "curated") -> None:
     out of directories named curated, raw or dq.)"""
     from pitlake.lake import store
 
-    publish = store._publish
+    publish, lock = store._publish, threading.Lock()  # raw answers are written by threads
 
     def counting(tmp: Path, final: Path) -> None:
         for z in PUBLISHED:
             if z in final.parts:
-                PUBLISHED[z] += 1
-                if z == zone and PUBLISHED[z] == die_at:
-                    _die()
+                with lock:
+                    PUBLISHED[z] += 1
+                    if z == zone and PUBLISHED[z] == die_at:
+                        _die()
         publish(tmp, final)
 
     store._publish = counting

@@ -3,7 +3,7 @@
 The killed run is a forked process (it inherits the imports, so it starts in milliseconds) that
 kills itself with SIGKILL at a deterministic point: right after its kth ledger entry (a unit
 boundary, inside a chunk whose partition is already written), or inside its 2nd curated
-partition write (temp file written and fsynced, not yet renamed). The rerun happens here, in
+partition write or its 3rd raw answer write (temp file written and fsynced, not yet renamed). The rerun happens here, in
 process, into the same lake; a clean lake of the same window is the reference.
 """
 
@@ -41,18 +41,18 @@ def _run(root: Path, run_id: str) -> list[tuple[str, str]]:
         env.close()
 
 
-def _killed_run(root: Path, after_ledger: int, at_curated_write: int) -> None:
+def _killed_run(root: Path, after_ledger: int, at_write: int, zone: str) -> None:
     env = open_env(root, END, SYMBOLS, "killed")
     if after_ledger:
         die_after_ledger(env, after_ledger)
-    count_publishes(at_curated_write, "curated")
+    count_publishes(at_write, zone)
     backfill(env, START, END, DATASETS)
     env.close()
 
 
-def _kill(root: Path, *, after_ledger: int = 0, at_curated_write: int = 0) -> int:
+def _kill(root: Path, *, after_ledger: int = 0, at_write: int = 0, zone: str = "curated") -> int:
     proc = multiprocessing.get_context("fork").Process(
-        target=_killed_run, args=(root, after_ledger, at_curated_write)
+        target=_killed_run, args=(root, after_ledger, at_write, zone)
     )
     proc.start()
     proc.join(timeout=120)
@@ -97,7 +97,7 @@ def test_killed_at_a_unit_boundary_mid_chunk_resumes(tmp_path: Path, clean: dict
 def test_killed_inside_a_partition_write_leaves_the_old_file_and_resumes(
     tmp_path: Path, clean: dict[str, Any]
 ) -> None:
-    assert _kill(tmp_path, at_curated_write=2) == -signal.SIGKILL  # adj_factors' write
+    assert _kill(tmp_path, at_write=2) == -signal.SIGKILL  # adj_factors' write
     at_kill = lake_facts(tmp_path)
     assert [Path(p).parts[:2] for p in at_kill["tmp_files"]] == [("curated", "adj_factors")]
     assert "adj_factors" not in at_kill  # the temp file was never published
@@ -105,3 +105,15 @@ def test_killed_inside_a_partition_write_leaves_the_old_file_and_resumes(
     done = ledger_done(tmp_path)
     assert {ds for ds, _ in done} == {"quotes"}
     _assert_resumed(tmp_path, clean, clean["units"] - done)
+
+
+def test_killed_inside_a_raw_answer_write_leaves_no_temp_file_after_the_rerun(
+    tmp_path: Path, clean: dict[str, Any]
+) -> None:
+    # Raw answers are written under names no later run reuses: only the sweep of temp files
+    # whose writer is gone (pitlake.lake.tempfiles) removes this one.
+    assert _kill(tmp_path, at_write=3, zone="raw") == -signal.SIGKILL  # a quotes answer
+    at_kill = lake_facts(tmp_path)
+    assert any(Path(p).parts[:3] == ("raw", "tushare", "daily") for p in at_kill["tmp_files"])
+    assert ledger_done(tmp_path) == set()
+    _assert_resumed(tmp_path, clean, clean["units"])
