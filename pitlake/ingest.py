@@ -584,6 +584,13 @@ def commit(
         env.catalog.record_quarantine(**v.quarantine_record(str(path)))
         out.quarantine = str(path)
         _close(env, out, b, v.ledger_status, counts=None, message=v.message)
+    if docs:
+        # Before the writes and their ledger entries: a run killed after the ledger would
+        # never validate those units again, so their Data Docs page would be lost for good;
+        # killed before it, the rerun validates and publishes again.
+        from expectations.datadocs import build_data_docs
+
+        build_data_docs(env.docs_root, docs)
     for ds, idx in to_write.items():
         frame = pd.concat([batches[i].frame for i in idx], ignore_index=True)
         result = env.store.write(ds, frame, run_id=env.run_id, ingested_at=now_beijing())
@@ -605,10 +612,6 @@ def commit(
             _close(env, out, b, LedgerStatus.OK, counts=counts, message=message)
         # One store write per dataset: its rows added are reported once, on the first unit.
         outcomes[idx[0]].rows_added = result.rows_added
-    if docs:
-        from expectations.datadocs import build_data_docs
-
-        build_data_docs(env.docs_root, docs)
     return outcomes
 
 
