@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
+from pitlake.commands import console
+
 EXIT_FAILED = 1
 EXIT_INVALID = 2
 
@@ -28,7 +30,6 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 
 def _print_summary(summary: dict[str, Any], title: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     ok = summary["completed"]
@@ -47,7 +48,7 @@ def _print_summary(summary: dict[str, Any], title: str) -> None:
             ", ".join(d["expectations"]) or "—",
             "" if d["status"] in ("OK", "SKIPPED") else (d.get("message") or "")[:200],
         )
-    Console(stderr=False).print(table)
+    console().print(table)
 
 
 def ingest(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from pitlake.commands import console as terminal
 from pitlake.home import ENV_HOME, lake_root
 
 if TYPE_CHECKING:
@@ -200,9 +201,7 @@ def _print_envelope(console: Any, env: dict[str, Any], title: str | None = None)
 
 
 def print_readable(env: dict[str, Any]) -> None:
-    from rich.console import Console
-
-    console = Console(soft_wrap=False)
+    console = terminal()
     if (
         env["data"]
         and all("dataset" in s and "status" in s for s in env["data"])

@@ -76,6 +76,29 @@ def test_the_readable_output_has_a_status_line_and_rows(lake_dir: Path) -> None:
     assert "600519.SH" in out and "1,504" in out  # a row (close)
 
 
+def test_a_readable_table_sent_to_a_pipe_keeps_each_row_on_one_line(
+    lake_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # CliRunner's stdout is not a terminal
+    _, out = run(
+        lake_dir,
+        "quotes",
+        "-s",
+        A,
+        "--start",
+        "2025-06-03",
+        "--end",
+        "2025-06-06",
+        "--as-of",
+        "2025-06-08",
+    )
+    # four sessions, many fields: one line per field, each holding all four values unfolded
+    [known_at] = [line for line in out.splitlines() if line.startswith("│ known_at ")]
+    assert known_at.count("+08:00") == 4, out
+    [symbols] = [line for line in out.splitlines() if line.startswith("│ symbol ")]
+    assert symbols.count(A) == 4
+
+
 def test_the_readable_snapshot_shows_each_section(lake_dir: Path) -> None:
     code, out = run(
         lake_dir, "snapshot", "-s", f"{A},{B}", "--date", "2025-06-06", "--as-of", "2025-06-08"
