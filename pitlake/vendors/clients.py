@@ -42,6 +42,8 @@ from pitlake.vendors.replay import endpoint_key, tags_for
 log = logging.getLogger(__name__)
 
 TUSHARE_URL = "http://api.waditu.com/dataapi"
+# Another endpoint speaking the same protocol (a mirror, a proxy, the loopback simulator).
+TUSHARE_URL_ENV = "PITLAKE_TUSHARE_URL"
 TUSHARE_TOKEN_ENV = ("TUSHARE_TOKEN", "TS_TOKEN")
 CONNECT_TIMEOUT = 10.0
 
@@ -134,15 +136,16 @@ class TushareClient:
         token: str | None = None,
         *,
         timeout: float = 30.0,
-        url: str = TUSHARE_URL,
+        url: str | None = None,
         env: Mapping[str, str] | None = None,
         post: Callable[..., Any] | None = None,
         record_dir: str | Path | None = None,
     ) -> None:
         self.__token = token
         self.timeout = timeout
-        self.url = url.rstrip("/")
         self._env = env
+        configured = (os.environ if env is None else env).get(TUSHARE_URL_ENV, "").strip()
+        self.url = (url or configured or TUSHARE_URL).rstrip("/")
         self._post = post  # injectable transport; default requests.post (looked up per call)
         self.recorder = Recorder(record_dir, self.vendor) if record_dir else None
 

@@ -87,6 +87,19 @@ def test_token_from_environment_in_order():
     assert [c["json"]["token"] for c in post.calls] == ["second", "first"]
 
 
+def test_the_endpoint_can_be_moved_by_environment_and_an_argument_wins():
+    post = FakePost(DAILY, DAILY, DAILY)
+    env = {"TUSHARE_TOKEN": TOKEN, "PITLAKE_TUSHARE_URL": " http://127.0.0.1:9/dataapi/ "}
+    TushareClient(env=env, post=post).call("daily")
+    TushareClient(env=env, post=post, url="http://mirror.invalid/dataapi").call("daily")
+    TushareClient(env={"TUSHARE_TOKEN": TOKEN}, post=post).call("daily")
+    assert [c["url"] for c in post.calls] == [
+        "http://127.0.0.1:9/dataapi/daily",
+        "http://mirror.invalid/dataapi/daily",
+        f"{TUSHARE_URL}/daily",
+    ]
+
+
 def test_request_follows_the_dataapi_protocol():
     post = FakePost(DAILY)
     frame = TushareClient(env={"TUSHARE_TOKEN": TOKEN}, post=post, timeout=7).call(
