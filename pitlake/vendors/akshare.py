@@ -13,7 +13,6 @@ deliberately not used: their times cannot be trusted on a UTC host.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Iterable, Sequence
@@ -34,7 +33,14 @@ from pitlake.errors import (
 )
 from pitlake.pit import beijing_day_window, is_quarter_end, parse_vendor_time
 from pitlake.symbols import canonical, to_vendor
-from pitlake.vendors.base import Adapter, FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.base import (
+    Adapter,
+    FetchRequest,
+    RawResponse,
+    VendorQuery,
+    json_cell,
+    json_text,
+)
 from pitlake.vendors.news_id import headline, news_id
 from schemas.dragon_tiger import FUTURE_COLUMN_MARKERS
 from schemas.financials import STATEMENTS, vendor_map
@@ -188,28 +194,6 @@ def _days(series: pd.Series, endpoint: str, what: str) -> list[date]:
 
 def _num(frame: pd.DataFrame, column: str) -> pd.Series:
     return pd.to_numeric(frame[column], errors="coerce").astype("float64")
-
-
-def _json_value(v: Any) -> Any:
-    """A frame cell → a JSON-safe value (NaN/NA → null, numpy scalars → Python)."""
-    if v is None or v is pd.NA or v is pd.NaT:
-        return None
-    if isinstance(v, bool | np.bool_):
-        return bool(v)
-    if isinstance(v, int | np.integer):
-        return int(v)
-    if isinstance(v, float | np.floating):
-        f = float(v)
-        return f if math.isfinite(f) else None
-    if isinstance(v, str):
-        return v
-    if isinstance(v, datetime | date):
-        return v.isoformat()
-    return str(v)
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
 def drop_future_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -568,7 +552,7 @@ class AkshareAdapter(Adapter):
         skip = set(EM_STATEMENT_MAPPED) | set(mapping)
         extra_cols = sorted(c for c in frame.columns if c not in skip)
         out["extra"] = [
-            _dumps({c: _json_value(v) for c, v in rec.items()})
+            json_text({c: json_cell(v) for c, v in rec.items()})
             for rec in frame[extra_cols].to_dict("records")
         ]
         return out.drop_duplicates(
@@ -723,7 +707,7 @@ class AkshareAdapter(Adapter):
                 seats.append(None)
                 continue
             try:
-                seats.append(_dumps(_seat_list(frames, reason)))
+                seats.append(json_text(_seat_list(frames, reason)))
             except VendorError as e:
                 log.warning("akshare %s %s %s: %s; seats left null", LHB_SEATS, sym, day, e)
                 seats.append(None)
@@ -855,9 +839,9 @@ def _seat_list(frames: Sequence[pd.DataFrame], reason: str) -> list[dict[str, An
                 {
                     "side": side,
                     "branch": _text(rec["交易营业部名称"]),
-                    "buy": _json_value(pd.to_numeric(rec["买入金额"], errors="coerce")),
-                    "sell": _json_value(pd.to_numeric(rec["卖出金额"], errors="coerce")),
-                    "net": _json_value(pd.to_numeric(rec["净额"], errors="coerce")),
+                    "buy": json_cell(pd.to_numeric(rec["买入金额"], errors="coerce")),
+                    "sell": json_cell(pd.to_numeric(rec["卖出金额"], errors="coerce")),
+                    "net": json_cell(pd.to_numeric(rec["净额"], errors="coerce")),
                 }
             )
     return seats

@@ -11,15 +11,44 @@ run and a replay, so normalisation is the same code in both.
 
 from __future__ import annotations
 
+import json
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Protocol
 
+import numpy as np
 import pandas as pd
 
 from pitlake.errors import InvalidArgumentsError, NoMarketDataError
 from pitlake.pit import apply_known_at
+
+
+def json_cell(v: Any) -> Any:
+    """A vendor frame cell → a JSON-safe value (NaN/NA/inf → null, numpy scalars → Python,
+    dates ISO). Every adapter builds its `extra` and seat texts with it, so a field reads the
+    same whichever vendor served it."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, bool | np.bool_):
+        return bool(v)
+    if isinstance(v, int | np.integer):
+        return int(v)
+    if isinstance(v, float | np.floating):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    if isinstance(v, str):
+        return v
+    if isinstance(v, datetime | date):
+        return v.isoformat()
+    return str(v)
+
+
+def json_text(obj: Any) -> str:
+    """Canonical JSON text (sorted keys, UTF-8, no NaN): equal values give equal text, which
+    the store's version comparison relies on."""
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
 class VendorClient(Protocol):

@@ -10,7 +10,6 @@ that hit the row cap — are made in `collect` from `follow_up`.
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
 import math
 import re
@@ -34,7 +33,14 @@ from pitlake.errors import (
 )
 from pitlake.pit import KNOWN_AT_DTYPE, is_quarter_end, parse_vendor_time
 from pitlake.symbols import canonical, to_vendor
-from pitlake.vendors.base import Adapter, FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.base import (
+    Adapter,
+    FetchRequest,
+    RawResponse,
+    VendorQuery,
+    json_cell,
+    json_text,
+)
 from pitlake.vendors.news_id import headline, news_id
 from schemas import get as get_schema
 from schemas.financials import LINE_ITEMS, STATEMENTS, vendor_map
@@ -268,23 +274,6 @@ def parse_symbols(values: pd.Series) -> pd.Series:
             ", ".join(dropped[:5]),
         )
     return out
-
-
-def json_value(v: Any) -> Any:
-    """A cell → a JSON-safe value (NaN/NA → null, numpy scalars → Python)."""
-    if _is_missing(v) and not isinstance(v, str):
-        return None
-    if hasattr(v, "item") and not isinstance(v, str):
-        v = v.item()
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if isinstance(v, (date, datetime)):
-        return v.isoformat()
-    return v
-
-
-def json_text(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 
 def check_frame(frame: object, endpoint: str) -> pd.DataFrame:
@@ -668,7 +657,7 @@ def _statement_rows(frame: pd.DataFrame, statement: str, endpoint: str) -> pd.Da
         cols[items[field]] = parse_numbers(frame[field], endpoint, field)
     extra = [c for c in frame.columns if c not in STATEMENT_META and c not in items]
     cols["extra"] = [
-        json_text({c: json_value(v) for c, v in zip(extra, row, strict=True)})
+        json_text({c: json_cell(v) for c, v in zip(extra, row, strict=True)})
         for row in frame[extra].itertuples(index=False, name=None)
     ]
     out = pd.DataFrame(cols, index=frame.index)
@@ -853,7 +842,7 @@ def _seats(frames: list[pd.DataFrame]) -> dict[tuple[str, date, str], str]:
     for key, group in seats.groupby(["symbol", "trade_date", "reason"], sort=False):
         out[key] = json_text(
             [
-                {f: json_value(v) for f, v in zip(fields, row, strict=True)}
+                {f: json_cell(v) for f, v in zip(fields, row, strict=True)}
                 for row in group[fields].itertuples(index=False, name=None)
             ]
         )
