@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+import schemas
 from pitlake.calendar import XSHG, beijing
 from pitlake.errors import CalendarRangeError, InvalidArgumentsError
 from pitlake.lake.catalog import (
@@ -51,7 +52,7 @@ NEVER = "NEVER"  # a cell, or a dataset, with no ledger entry at all
 
 # Datasets that are always listed (what a nightly run ingests); others appear once the ledger
 # holds entries for them (the calendar, written by backfills).
-_ALWAYS_SHOWN = ("quotes", "adj_factors", "valuation", "dragon_tiger", "financials", "news")
+_ALWAYS_SHOWN = schemas.NIGHTLY_DATASETS
 
 
 @dataclass(frozen=True)
@@ -183,8 +184,6 @@ def resolve_reference(
 
 def datasets_in_view(catalog: Catalog) -> list[str]:
     """The nightly datasets, then any other dataset the ledger holds, in schema order."""
-    import schemas
-
     with catalog.engine.connect() as conn:
         present = {r[0] for r in conn.execute(select(ledger_table.c.dataset).distinct())}
     extra = [d for d in schemas.DATASETS if d in present and d not in _ALWAYS_SHOWN]

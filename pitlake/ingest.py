@@ -39,15 +39,7 @@ from pitlake.vendors.router import Router, RouteResult
 
 log = logging.getLogger(__name__)
 
-# What a nightly run ingests, in this order of reporting.
-NIGHTLY_DATASETS: tuple[str, ...] = (
-    "quotes",
-    "adj_factors",
-    "valuation",
-    "dragon_tiger",
-    "financials",
-    "news",
-)
+NIGHTLY_DATASETS = schemas.NIGHTLY_DATASETS  # what a nightly run ingests, in order
 BACKFILL_DATASETS: tuple[str, ...] = (*NIGHTLY_DATASETS, "calendar")
 # Datasets fetched per symbol for the lake's universe (after the trade-dated ones).
 UNIVERSE_DATASETS: frozenset[str] = frozenset({"news"})

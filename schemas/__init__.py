@@ -10,6 +10,9 @@ SCHEMAS: dict[str, DatasetSchema] = {
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)
 # Datasets keyed by trade date: they must all carry the run's effective trade date.
 TRADE_DATE_DATASETS: tuple[str, ...] = ("quotes", "adj_factors", "valuation", "dragon_tiger")
+# What a nightly run ingests, in reporting order: the run summary, the API's freshness status
+# and the dashboard all list these (the calendar is written by backfills only).
+NIGHTLY_DATASETS: tuple[str, ...] = (*TRADE_DATE_DATASETS, "financials", "news")
 
 
 def get(name: str) -> DatasetSchema:
@@ -23,4 +26,13 @@ def get(name: str) -> DatasetSchema:
         ) from None
 
 
-__all__ = ["BITEMPORAL_COLUMNS", "BITEMPORAL_FIELDS", "DATASETS", "SCHEMAS", "DatasetSchema", "get"]
+__all__ = [
+    "BITEMPORAL_COLUMNS",
+    "BITEMPORAL_FIELDS",
+    "DATASETS",
+    "NIGHTLY_DATASETS",
+    "SCHEMAS",
+    "TRADE_DATE_DATASETS",
+    "DatasetSchema",
+    "get",
+]

@@ -59,6 +59,7 @@ from pitlake.lake.query import Lake
 from pitlake.lake.status import BENIGN, combine
 from pitlake.pit import iso_beijing, parse_cutoff
 from pitlake.symbols import canonical_many
+from schemas import NIGHTLY_DATASETS
 
 try:  # orjson is ~5× faster on 250-row answers; plain json gives the same document
     import orjson as _orjson
@@ -70,14 +71,7 @@ log = logging.getLogger("pitlake.api")
 SNAPSHOT_DATASETS: tuple[str, ...] = ("quotes", "valuation", "dragon_tiger", "financials", "news")
 # Sections whose answer is about one session: the ones that can be (mis)aligned.
 ALIGNED_DATASETS: frozenset[str] = frozenset({"quotes", "valuation", "dragon_tiger"})
-FRESHNESS_DATASETS: tuple[str, ...] = (
-    "quotes",
-    "adj_factors",
-    "valuation",
-    "dragon_tiger",
-    "financials",
-    "news",
-)
+FRESHNESS_DATASETS: tuple[str, ...] = NIGHTLY_DATASETS
 MAX_SNAPSHOT_SYMBOLS = 200
 SNAPSHOT_NEWS_LIMIT = 50
 
