@@ -41,7 +41,7 @@ from typing import Any
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
 from benchmarks.simvendor.client import OK, STALE, day_of
 from pitlake import ingest as core
-from pitlake.envelope import LedgerStatus
+from pitlake.lake.catalog import SUCCESSFUL_FETCH
 from pitlake.vendors.retry import RetryPolicy
 from schemas import get as get_schema
 
@@ -53,7 +53,7 @@ DATASET_OF = {
     "top_list": "dragon_tiger",
     "top_inst": "dragon_tiger",
 }
-GOOD = (LedgerStatus.OK, LedgerStatus.NO_DATA)
+GOOD = SUCCESSFUL_FETCH
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -27,7 +27,7 @@ from pitlake import progress
 from pitlake.calendar import now_beijing, sessions_between
 from pitlake.envelope import LEDGER_SUCCESS, LedgerStatus
 from pitlake.errors import InvalidArgumentsError
-from pitlake.lake.catalog import WHOLE_MARKET, Catalog
+from pitlake.lake.catalog import SUCCESSFUL_FETCH, WHOLE_MARKET, Catalog
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
@@ -486,7 +486,7 @@ def _record_ledger(
             s, rows, msg = status, 0, message
             if counts is not None:
                 rows = counts.get((d, scope), 0)
-                if status in (LedgerStatus.OK, LedgerStatus.NO_DATA):
+                if status in SUCCESSFUL_FETCH:
                     s = LedgerStatus.OK if rows else LedgerStatus.NO_DATA
                     if not rows and scope == WHOLE_MARKET and unit.dataset in MARKET_NEVER_EMPTY:
                         s = LedgerStatus.NOT_READY
@@ -557,7 +557,7 @@ def commit(
         if not b.route.ok or b.frame.empty or v is None:
             # Nothing to validate: the fetch failed, or succeeded with no rows (NO_DATA, which
             # _record_ledger turns into NOT_READY for a whole market that is never empty).
-            succeeded = b.route.status in (LedgerStatus.OK, LedgerStatus.NO_DATA)
+            succeeded = b.route.status in SUCCESSFUL_FETCH
             counts = {} if succeeded else None
             _close(env, out, b, b.route.status, counts=counts, message=b.route.message)
             continue
@@ -742,7 +742,7 @@ def _done(env: RunEnv, dataset: str, day: date, scopes: Sequence[str]) -> bool:
     """Does the ledger already hold a successful fetch for every scope of this unit?"""
     for scope in scopes:
         e = env.catalog.ledger_entry(dataset, day, scope)
-        if e is None or e.status not in (LedgerStatus.OK, LedgerStatus.NO_DATA):
+        if e is None or not e.successful:
             return False
     return True
 
