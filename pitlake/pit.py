@@ -8,10 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone
 from enum import StrEnum
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from pitlake.calendar import BEIJING, EX_DATE_OPEN, SESSION_CLOSE, at_beijing, to_date
+from pitlake.calendar import (
+    BEIJING,
+    BEIJING_UTC_OFFSET,
+    EX_DATE_OPEN,
+    SESSION_CLOSE,
+    at_beijing,
+    to_date,
+)
 from pitlake.errors import InvalidArgumentsError
 
 END_OF_DAY = time(23, 59, 59, 999999)
@@ -89,6 +98,29 @@ def iso_beijing(at: datetime | pd.Timestamp | None) -> str | None:
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
     return at.astimezone(BEIJING).isoformat()
+
+
+_UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_OFFSET_SECONDS = int(BEIJING_UTC_OFFSET.total_seconds())
+_BEIJING_SUFFIX = datetime(2000, 1, 1, tzinfo=BEIJING).isoformat()[-6:]  # "+08:00"
+
+
+def iso_beijing_many(epoch: np.ndarray, unit: str, null: np.ndarray | None = None) -> list[Any]:
+    """Instants (integers since the epoch, UTC, in `unit`) → the text `iso_beijing` gives each,
+    vectorised: `datetime.isoformat` prints microseconds only when they are not zero and
+    drops nanoseconds."""
+    per = _UNIT_PER_SECOND[unit]
+    local = epoch.astype("int64") + _OFFSET_SECONDS * per
+    secs = np.floor_divide(local, per)
+    micros = (local - secs * per) * 1_000_000 // per
+    text = np.datetime_as_string(secs.astype("datetime64[s]"), unit="s").tolist()
+    out = [t + _BEIJING_SUFFIX for t in text]
+    for i in np.flatnonzero(micros):
+        out[i] = f"{text[i]}.{int(micros[i]):06d}{_BEIJING_SUFFIX}"
+    if null is not None:
+        for i in np.flatnonzero(null):
+            out[i] = None
+    return out
 
 
 # ---------------------------------------------------------------- financial periods

@@ -14,12 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from pitlake.calendar import BEIJING, BEIJING_UTC_OFFSET
-from pitlake.pit import iso_beijing
-
-_UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
-_OFFSET_SECONDS = int(BEIJING_UTC_OFFSET.total_seconds())
-_BEIJING_SUFFIX = datetime(2000, 1, 1, tzinfo=BEIJING).isoformat()[-6:]  # "+08:00"
+from pitlake.pit import iso_beijing, iso_beijing_many
 
 
 def json_value(v: Any) -> Any:
@@ -44,24 +39,6 @@ def _floats(arr: np.ndarray) -> list[Any]:
     out = arr.tolist()
     for i in np.flatnonzero(~np.isfinite(arr)):
         out[i] = None
-    return out
-
-
-def iso_beijing_many(epoch: np.ndarray, unit: str, null: np.ndarray | None = None) -> list[Any]:
-    """Instants (integers since the epoch, UTC, in `unit`) → the text `iso_beijing` gives each,
-    vectorised: `datetime.isoformat` prints microseconds only when they are not zero and
-    drops nanoseconds."""
-    per = _UNIT_PER_SECOND[unit]
-    local = epoch.astype("int64") + _OFFSET_SECONDS * per
-    secs = np.floor_divide(local, per)
-    micros = (local - secs * per) * 1_000_000 // per
-    text = np.datetime_as_string(secs.astype("datetime64[s]"), unit="s").tolist()
-    out = [t + _BEIJING_SUFFIX for t in text]
-    for i in np.flatnonzero(micros):
-        out[i] = f"{text[i]}.{int(micros[i]):06d}{_BEIJING_SUFFIX}"
-    if null is not None:
-        for i in np.flatnonzero(null):
-            out[i] = None
     return out
 
 
