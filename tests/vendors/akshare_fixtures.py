@@ -4,39 +4,16 @@ client, so the adapter is tested on exactly the shapes akshare 1.19.5 returns (v
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 import pandas as pd
 
-from pitlake.errors import VendorNotConfiguredError
-
-Route = pd.DataFrame | BaseException | Callable[..., "pd.DataFrame | BaseException"]
+from tests.vendors.stub_client import StubClient as BaseStubClient
 
 
-class StubClient:
-    """A VendorClient answering each endpoint from a route: a frame, an exception to raise, or
-    a function of the call's params returning either. Records every call."""
-
+class StubClient(BaseStubClient):
     vendor = "akshare"
-
-    def __init__(self, routes: dict[str, Route]) -> None:
-        self.routes = routes
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    def call(self, endpoint: str, **params: Any) -> pd.DataFrame:
-        self.calls.append((endpoint, dict(params)))
-        if endpoint not in self.routes:
-            raise VendorNotConfiguredError("no route", vendor="akshare", endpoint=endpoint)
-        route = self.routes[endpoint]
-        result = route(**params) if callable(route) else route
-        if isinstance(result, BaseException):
-            raise result
-        return result.copy() if isinstance(result, pd.DataFrame) else result
-
-    def endpoints(self) -> list[str]:
-        return [e for e, _ in self.calls]
 
 
 def d(s: str) -> date:

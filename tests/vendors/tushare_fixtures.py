@@ -9,35 +9,11 @@ from typing import Any
 
 import pandas as pd
 
-from pitlake.errors import VendorNotConfiguredError
-
-Route = pd.DataFrame | BaseException | Callable[..., "pd.DataFrame | BaseException"]
+from tests.vendors.stub_client import StubClient as BaseStubClient
 
 
-class StubClient:
-    """A VendorClient answering each endpoint from a route: a frame, an exception to raise, or
-    a function of the call's params returning either. Records every call. An endpoint with no
-    route is not configured, as in a replay directory without that file."""
-
+class StubClient(BaseStubClient):
     vendor = "tushare"
-
-    def __init__(self, routes: dict[str, Route]) -> None:
-        self.routes = routes
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    def call(self, endpoint: str, **params: Any) -> pd.DataFrame:
-        self.calls.append((endpoint, dict(params)))
-        if endpoint not in self.routes:
-            raise VendorNotConfiguredError("no route", vendor="tushare", endpoint=endpoint)
-        answer = self.routes[endpoint]
-        if callable(answer) and not isinstance(answer, pd.DataFrame):
-            answer = answer(**params)
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer.copy() if isinstance(answer, pd.DataFrame) else answer
-
-    def endpoints(self) -> list[str]:
-        return [e for e, _ in self.calls]
 
 
 def by_params(frame: pd.DataFrame, date_column: str = "trade_date") -> Callable[..., pd.DataFrame]:
