@@ -30,7 +30,6 @@ import schemas
 from pitlake.calendar import XSHG, beijing
 from pitlake.errors import CalendarRangeError, InvalidArgumentsError
 from pitlake.lake.catalog import (
-    SUCCESSFUL_FETCH,
     WHOLE_MARKET,
     Catalog,
     LedgerEntry,
@@ -218,15 +217,8 @@ def freshness(
     latest attempt (any status), and the lag in sessions to the latest closed session."""
     t = ledger_table.c
     until = ref.as_of.date()
-    ok = [s.value for s in SUCCESSFUL_FETCH]
+    latest_ok = catalog.latest_ok_dates(until)
     with catalog.engine.connect() as conn:
-        latest_ok = dict(
-            conn.execute(
-                select(t.dataset, func.max(t.date_key))
-                .where(t.status.in_(ok), t.date_key <= until)
-                .group_by(t.dataset)
-            ).all()
-        )
         last_date = dict(
             conn.execute(
                 select(t.dataset, func.max(t.date_key))

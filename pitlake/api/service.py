@@ -34,7 +34,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from pitlake.api.params import (
@@ -48,7 +48,6 @@ from pitlake.calendar import XSHG, to_date
 from pitlake.envelope import DateStatus, LedgerStatus, Result, ResultStatus
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import (
-    SUCCESSFUL_FETCH,
     WHOLE_MARKET,
     Catalog,
     from_storage,
@@ -681,15 +680,8 @@ class QueryService:
         earlier as-ofs, because the data endpoints serve its rows for them too (DESIGN.md §10:
         a backfill queried as of D equals what a nightly run on D would have served)."""
         t = ledger_table.c
-        ok = [s.value for s in SUCCESSFUL_FETCH]
+        latest_ok = self.catalog.latest_ok_dates(latest)
         with self.catalog.engine.connect() as conn:
-            latest_ok = dict(
-                conn.execute(
-                    select(t.dataset, func.max(t.date_key))
-                    .where(t.status.in_(ok), t.date_key <= latest)
-                    .group_by(t.dataset)
-                ).all()
-            )
             on_latest = conn.execute(
                 select(t.dataset, t.status, t.recorded_at, t.message).where(
                     t.date_key == latest, t.symbol == WHOLE_MARKET

@@ -609,6 +609,19 @@ class Catalog:
         with self._tx() as conn:
             return conn.execute(stmt).scalar_one_or_none()
 
+    def latest_ok_dates(self, until: date) -> dict[str, date]:
+        """Per dataset, the latest date on or before `until` with a successful fetch (OK or
+        NO_DATA) for any scope: the freshness the status endpoint and the dashboard show."""
+        t = ledger_table.c
+        ok = [s.value for s in SUCCESSFUL_FETCH]
+        stmt = (
+            select(t.dataset, func.max(t.date_key))
+            .where(t.status.in_(ok), t.date_key <= until)
+            .group_by(t.dataset)
+        )
+        with self._tx() as conn:
+            return dict(conn.execute(stmt).all())  # type: ignore[arg-type]
+
     @staticmethod
     def _entry(m: Mapping[str, Any]) -> LedgerEntry:
         return LedgerEntry(

@@ -87,6 +87,14 @@ def test_ledger_queries_by_dataset_range_and_symbols(catalog: Catalog) -> None:
     assert catalog.latest_ok_date("quotes") == date(2025, 6, 6)
     assert catalog.latest_ok_date("quotes", statuses=[LedgerStatus.NO_DATA]) == date(2025, 6, 4)
     assert catalog.latest_ok_date("news") is None
+    assert catalog.latest_ok_dates(date(2025, 6, 6)) == {
+        "quotes": date(2025, 6, 6),
+        "financials": date(2025, 3, 31),
+    }
+    assert catalog.latest_ok_dates(date(2025, 6, 5)) == {  # 06-05 was RATE_LIMITED
+        "quotes": date(2025, 6, 4),
+        "financials": date(2025, 3, 31),
+    }
 
 
 def test_ledger_rejects_unknown_statuses(catalog: Catalog) -> None:
