@@ -27,6 +27,33 @@ class CalendarRangeError(InvalidArgumentsError):
     """A date outside what the trading calendar knows: never guessed."""
 
 
+class LakeError(PitlakeError):
+    """The lake itself cannot answer (its path, its catalog, a stored file): not a data status.
+
+    `path` names what failed, so every surface can print one line a user can act on.
+    """
+
+    status = ResultStatus.UPSTREAM_ERROR
+    retryable = False
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+class NotALakeError(LakeError):
+    """The path holds no pitlake catalog: a read never creates one (CLI exit 4, HTTP 503)."""
+
+
+class LakeUnwritableError(LakeError):
+    """A write cannot proceed here (permission, a regular file in the path, disk full)."""
+
+
+class LakeCorruptError(LakeError):
+    """A stored file (Parquet, catalog) cannot be read: named, never a raw engine error."""
+
+
 class VendorError(PitlakeError):
     """A vendor call failed (transport, 5xx, timeout, schema drift): retry a few times."""
 
