@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -81,10 +81,17 @@ class VendorAttempt:
     attempts: int = 0
     message: str = ""
     rows: int = 0
+    # Endpoints this token may not call, skipped while the others served the dataset
+    # (e.g. major_news beside news); shown in the trace only when there are some.
+    denied: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["outcome"] = str(self.outcome)
+        if self.denied:
+            d["denied"] = list(self.denied)
+        else:
+            del d["denied"]
         return d
 
 
@@ -205,6 +212,8 @@ class Router:
                 )
                 continue
             note = f"{len(frame)} rows"
+            if attempt.denied:
+                note += f"; {_denied_note(attempt.denied)}"
             if dropped:
                 note += (
                     f"; dropped {len(dropped)} symbol(s) whose factor series another vendor "
@@ -213,7 +222,13 @@ class Router:
             self._note(
                 trace,
                 VendorAttempt(
-                    vendor, LedgerStatus.OK, None, attempt.attempts, note, rows=len(frame)
+                    vendor,
+                    LedgerStatus.OK,
+                    None,
+                    attempt.attempts,
+                    note,
+                    rows=len(frame),
+                    denied=attempt.denied,
                 ),
             )
             return RouteResult(
@@ -231,41 +246,58 @@ class Router:
         self, adapter: Adapter, vendor: str, req: FetchRequest, fetched_at: datetime
     ) -> tuple[FetchOutcome | None, VendorAttempt]:
         with recording() as calls:
-            try:
-                outcome = adapter.fetch(req, fetched_at)
-            except InvalidArgumentsError as err:
-                made = _attempts(calls, vendor, default=0)
-                if made == 0 and not calls.calls:  # the adapter refused the request itself
-                    return None, VendorAttempt(
-                        vendor, LedgerStatus.NOT_CONFIGURED, type(err).__name__, 0, str(err)
-                    )
-                # Raised after vendor calls: the vendor's data could not be read.
+            outcome, attempt = self._fetch(adapter, vendor, req, fetched_at, calls)
+        denied = _denied_endpoints(calls, vendor)
+        if not denied or attempt.outcome is LedgerStatus.PERMISSION_DENIED:
+            return outcome, attempt
+        if outcome is None:  # e.g. NO_DATA from the endpoints left: say which were denied
+            message = f"{attempt.message}; {_denied_note(denied)}".lstrip("; ")
+            return None, replace(attempt, message=message, denied=denied)
+        return outcome, replace(attempt, denied=denied)
+
+    def _fetch(
+        self,
+        adapter: Adapter,
+        vendor: str,
+        req: FetchRequest,
+        fetched_at: datetime,
+        calls: AttemptLog,
+    ) -> tuple[FetchOutcome | None, VendorAttempt]:
+        try:
+            outcome = adapter.fetch(req, fetched_at)
+        except InvalidArgumentsError as err:
+            made = _attempts(calls, vendor, default=0)
+            if made == 0 and not calls.calls:  # the adapter refused the request itself
                 return None, VendorAttempt(
-                    vendor,
-                    LedgerStatus.UPSTREAM_ERROR,
-                    type(err).__name__,
-                    made,
-                    f"unreadable reply: {err}",
+                    vendor, LedgerStatus.NOT_CONFIGURED, type(err).__name__, 0, str(err)
                 )
-            except VendorError as err:
-                status = LedgerStatus(err.status.value)
-                default = 0 if status is LedgerStatus.NOT_CONFIGURED else 1
-                return None, VendorAttempt(
-                    vendor,
-                    status,
-                    type(err).__name__,
-                    _attempts(calls, vendor, default=default),
-                    str(err),
-                )
-            except Exception as err:  # an adapter bug or schema drift in transform
-                log.exception("%s adapter failed on %s", vendor, req.dataset)
-                return None, VendorAttempt(
-                    vendor,
-                    LedgerStatus.UPSTREAM_ERROR,
-                    type(err).__name__,
-                    _attempts(calls, vendor, default=1),
-                    f"adapter failed: {type(err).__name__}: {err}",
-                )
+            # Raised after vendor calls: the vendor's data could not be read.
+            return None, VendorAttempt(
+                vendor,
+                LedgerStatus.UPSTREAM_ERROR,
+                type(err).__name__,
+                made,
+                f"unreadable reply: {err}",
+            )
+        except VendorError as err:
+            status = LedgerStatus(err.status.value)
+            default = 0 if status is LedgerStatus.NOT_CONFIGURED else 1
+            return None, VendorAttempt(
+                vendor,
+                status,
+                type(err).__name__,
+                _attempts(calls, vendor, default=default),
+                str(err),
+            )
+        except Exception as err:  # an adapter bug or schema drift in transform
+            log.exception("%s adapter failed on %s", vendor, req.dataset)
+            return None, VendorAttempt(
+                vendor,
+                LedgerStatus.UPSTREAM_ERROR,
+                type(err).__name__,
+                _attempts(calls, vendor, default=1),
+                f"adapter failed: {type(err).__name__}: {err}",
+            )
         return outcome, VendorAttempt(
             vendor, LedgerStatus.OK, None, _attempts(calls, vendor, default=outcome.calls)
         )
@@ -335,6 +367,20 @@ class Router:
             attempt.outcome,
             attempt.message,
         )
+
+
+def _denied_endpoints(calls: AttemptLog, vendor: str) -> tuple[str, ...]:
+    """Endpoints whose calls the vendor refused for this token (VendorPermissionError)."""
+    denied = {
+        c.endpoint
+        for c in calls.calls
+        if c.vendor == vendor and c.error_type == "VendorPermissionError"
+    }
+    return tuple(sorted(denied))
+
+
+def _denied_note(denied: tuple[str, ...]) -> str:
+    return f"not permitted to this token, skipped: {', '.join(denied)}"
 
 
 def _attempts(calls: AttemptLog, vendor: str, *, default: int) -> int:

@@ -28,7 +28,6 @@ from pitlake.errors import (
     InvalidArgumentsError,
     NoMarketDataError,
     VendorError,
-    VendorNotConfiguredError,
     VendorPermissionError,
 )
 from pitlake.pit import KNOWN_AT_DTYPE, is_quarter_end, parse_vendor_time
@@ -105,6 +104,9 @@ NEWS_SOURCES: tuple[str, ...] = tuple(
     "sina wallstreetcn 10jqka eastmoney yuncaijing fenghuang jinrongjie cls yicai".split()
 )
 NEWS_ROWS_PER_CALL = 1500  # `news` cap per call; a full answer may be truncated → split
+MAJOR_NEWS_ROWS_PER_CALL = 400  # `major_news` cap per call (vendor-reference §7a)
+# major_news leaves `content` out unless `fields` names it ("默认不显示，需要在fields里指定").
+MAJOR_NEWS_FIELDS = "title,content,pub_time,src"
 NEWS_MIN_WINDOW = timedelta(minutes=1)  # never split a window below this
 NEWS_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 MAJOR_NEWS_SOURCE = "major_news"  # label when a major_news row names no src
@@ -182,6 +184,20 @@ REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
     "trade_cal": ("cal_date", "is_open"),
 }
 
+
+# The endpoints whose answers are a dataset's rows. When a dataset has several, a token
+# denied one of them (news without major_news, an income-only right) still stores what the
+# others answered; the denial is logged and lands in the vendor trace (router.py). Other
+# endpoints only enrich (top_inst seats) or find whom to ask (disclosure_date): a denied
+# enrichment is skipped, a denied lookup fails the fetch (nothing else can be asked).
+ROW_ENDPOINTS: dict[str, frozenset[str]] = {
+    **{ds: frozenset({spec.endpoint}) for ds, spec in DAILY_SPECS.items()},
+    "financials": frozenset(STATEMENT_ENDPOINTS.values()),
+    "news": frozenset({"news", "major_news"}),
+    "dragon_tiger": frozenset({"top_list"}),
+    "calendar": frozenset({"trade_cal"}),
+}
+ENRICHMENT_ENDPOINTS = frozenset({"top_inst"})
 
 # The endpoint that carries each dataset's rows (for error messages).
 DATASET_ENDPOINTS: dict[str, str] = {
@@ -322,6 +338,15 @@ def _days(start: date, end: date) -> list[date]:
 # ---------------------------------------------------------------- the adapter
 
 
+@dataclass(frozen=True)
+class _Denied:
+    """One call the token may not make (VendorPermissionError), judged once a fetch's calls
+    are all in."""
+
+    query: VendorQuery
+    error: VendorPermissionError
+
+
 class TushareAdapter(Adapter):
     """Tushare Pro for every dataset. `client.call(endpoint, **params)` answers with the
     vendor's native frame (live SDK or replay) or raises a typed error."""
@@ -457,7 +482,7 @@ class TushareAdapter(Adapter):
                 "end_date": hi.strftime(NEWS_TIME_FORMAT),
             }
             out += [VendorQuery("news", {"src": src, **window}) for src in self.news_sources]
-            out.append(VendorQuery("major_news", dict(window)))
+            out.append(VendorQuery("major_news", {**window, "fields": MAJOR_NEWS_FIELDS}))
         return out
 
     def _dragon_tiger_queries(self, req: FetchRequest) -> list[VendorQuery]:
@@ -489,18 +514,48 @@ class TushareAdapter(Adapter):
     def collect(self, req: FetchRequest, fetched_at: datetime) -> list[RawResponse]:
         """Make the calls stage by stage: each stage's answers may ask for more calls."""
         raws: list[RawResponse] = []
+        denied: list[_Denied] = []
+        answered: set[str] = set()  # endpoints that answered (rows or none)
         queries = self.build_queries(req)
         only_call = len(queries) == 1
         while queries:
-            stage = [r for r in self._stage(queries, fetched_at, only_call) if r is not None]
+            stage: list[RawResponse] = []
+            for q, r in zip(queries, self._stage(queries, fetched_at, only_call), strict=True):
+                if isinstance(r, _Denied):
+                    denied.append(r)
+                    continue
+                answered.add(q.endpoint)
+                if r is not None:
+                    stage.append(r)
             raws += stage
             queries = self.follow_up(req, stage)
             only_call = False
+        if denied:
+            self._judge_denials(req, denied, answered)
         return raws
+
+    def _judge_denials(self, req: FetchRequest, denied: list[_Denied], answered: set[str]) -> None:
+        """A denied endpoint fails the fetch unless another endpoint of the dataset's rows
+        answered (then it is skipped, and logged) or it only enriches rows."""
+        rows_from = ROW_ENDPOINTS.get(req.dataset, frozenset())
+        for d in denied:
+            endpoint = d.query.endpoint
+            if endpoint in ENRICHMENT_ENDPOINTS:
+                continue
+            if endpoint not in rows_from or not (answered & rows_from) - {endpoint}:
+                raise d.error
+        for endpoint in sorted({d.query.endpoint for d in denied}):
+            first = next(d.error for d in denied if d.query.endpoint == endpoint)
+            log.warning(
+                "tushare %s unavailable to this token, %s stored without it: %s",
+                endpoint,
+                req.dataset,
+                first,
+            )
 
     def _stage(
         self, queries: list[VendorQuery], fetched_at: datetime, only_call: bool
-    ) -> list[RawResponse | None]:
+    ) -> list[RawResponse | _Denied | None]:
         """One stage's calls, concurrently: a reporting night asks for hundreds of statements
         and 150 ms each in a row would be the bottleneck, not the quota. The client's token
         bucket and in-flight bound still hold; answers keep the queries' order, and the first
@@ -517,19 +572,18 @@ class TushareAdapter(Adapter):
 
     def _call(
         self, query: VendorQuery, fetched_at: datetime, only_call: bool = False
-    ) -> RawResponse | None:
+    ) -> RawResponse | _Denied | None:
         try:
             frame = self.extract(query)
         except NoMarketDataError:
             if only_call:
                 raise  # the client's own verdict on the whole request stands
             return None  # one empty answer among many; an empty whole is judged in transform
-        except (VendorPermissionError, VendorNotConfiguredError) as exc:
-            if query.tag != SEATS_TAG:
+        except VendorPermissionError as exc:
+            if only_call:
                 raise
-            # top_inst needs 5000 points: without it the rows stand, their seats stay null.
-            log.warning("tushare top_inst unavailable, dragon-tiger seats left null: %s", exc)
-            return None
+            # e.g. top_inst needs 5000 points, major_news its own right: `collect` judges.
+            return _Denied(query, exc)
         return RawResponse(self.vendor, query, frame, fetched_at)
 
     def follow_up(self, req: FetchRequest, stage: list[RawResponse]) -> list[VendorQuery]:
@@ -539,7 +593,7 @@ class TushareAdapter(Adapter):
             codes = pd.concat([r.frame["ts_code"] for r in announcers], ignore_index=True)
             found = parse_symbols(codes).dropna()
             return self._statement_queries(req, list(dict.fromkeys(found)))
-        return [q for r in stage if r.query.endpoint == "news" for q in _split_if_capped(r)]
+        return [q for r in stage if r.query.endpoint in NEWS_CAPS for q in _split_if_capped(r)]
 
     # ------------------------------------------------------------ step 3: canonical rows
 
@@ -700,17 +754,27 @@ def mark_undated_revisions(rows: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------- news
 
 
+def _news_cap(endpoint: str) -> int:
+    """Rows per call of a news endpoint (read at call time, so tests can lower it)."""
+    return MAJOR_NEWS_ROWS_PER_CALL if endpoint == "major_news" else NEWS_ROWS_PER_CALL
+
+
+NEWS_CAPS = frozenset({"news", "major_news"})  # endpoints whose full answers are split
+
+
 def _split_if_capped(raw: RawResponse) -> list[VendorQuery]:
-    """A `news` answer at the row cap may be truncated: ask again for each half window."""
-    if len(raw.frame) < NEWS_ROWS_PER_CALL:
+    """A `news` or `major_news` answer at its row cap may be truncated: ask again for each
+    half window."""
+    if len(raw.frame) < _news_cap(raw.query.endpoint):
         return []
     params = raw.query.params
     lo = datetime.strptime(params["start_date"], NEWS_TIME_FORMAT)
     hi = datetime.strptime(params["end_date"], NEWS_TIME_FORMAT)
     if hi - lo < NEWS_MIN_WINDOW:
         log.warning(
-            "tushare news %s: %d rows in %s..%s, possibly truncated",
-            params.get("src"),
+            "tushare %s %s: %d rows in %s..%s, possibly truncated",
+            raw.query.endpoint,
+            params.get("src", ""),
             len(raw.frame),
             lo,
             hi,
@@ -721,7 +785,7 @@ def _split_if_capped(raw: RawResponse) -> list[VendorQuery]:
     halves = ((lo, mid), (mid + timedelta(seconds=1), hi))
     return [
         VendorQuery(
-            "news",
+            raw.query.endpoint,
             {
                 **params,
                 "start_date": a.strftime(NEWS_TIME_FORMAT),

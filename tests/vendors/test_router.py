@@ -455,3 +455,42 @@ def test_transient_failure_outranks_a_denial(market):
     write_error(market, "akshare", "stock_zh_a_hist", {"error": "upstream_error"})
     result = router_for(market).route(quotes(), FETCHED)
     assert result.status is LedgerStatus.UPSTREAM_ERROR  # a transient failure still outranks
+
+
+# ---------------------------------------------------------------- partial denials
+
+
+def test_an_endpoint_denied_beside_one_that_served_is_named_in_the_trace():
+    from pitlake.errors import VendorPermissionError
+    from pitlake.vendors.tushare import TushareAdapter
+    from tests.vendors.stub_client import StubClient
+    from tests.vendors.tushare_fixtures import news_frame
+
+    denied = VendorPermissionError("抱歉，您没有访问该接口的权限", vendor="tushare")
+    stub = StubClient(
+        {"news": news_frame([("2025-06-03 10:30:00", "正文", "茅台分红")]), "major_news": denied}
+    )
+    stub.vendor = "tushare"
+    client = ResilientClient(stub, policy=RetryPolicy.no_wait())
+    router = Router({"tushare": TushareAdapter(client, news_sources=("sina",))})
+    result = router.route(FetchRequest("news", trade_date=D3), FETCHED, chain=["tushare"])
+    assert result.status is LedgerStatus.OK
+    (step,) = result.trace
+    assert step["denied"] == ["major_news"]
+    assert "not permitted to this token, skipped: major_news" in step["message"]
+
+
+def test_a_denial_beside_an_empty_answer_is_no_data_naming_the_denial():
+    from pitlake.errors import VendorPermissionError
+    from pitlake.vendors.tushare import TushareAdapter
+    from tests.vendors.stub_client import StubClient
+    from tests.vendors.tushare_fixtures import news_frame
+
+    denied = VendorPermissionError("抱歉，您没有访问该接口的权限", vendor="tushare")
+    stub = StubClient({"news": news_frame([]), "major_news": denied})
+    stub.vendor = "tushare"
+    client = ResilientClient(stub, policy=RetryPolicy.no_wait())
+    router = Router({"tushare": TushareAdapter(client, news_sources=("sina",))})
+    result = router.route(FetchRequest("news", trade_date=D3), FETCHED, chain=["tushare"])
+    assert result.status is LedgerStatus.NO_DATA
+    assert result.trace[0]["denied"] == ["major_news"]

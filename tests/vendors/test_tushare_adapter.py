@@ -449,7 +449,7 @@ def test_news_calls_each_source_and_major_news_for_the_beijing_day() -> None:
     window = {"start_date": "2025-06-03 00:00:00", "end_date": "2025-06-03 23:59:59"}
     assert client.calls == [
         *(("news", {"src": s, **window}) for s in tushare.NEWS_SOURCES),
-        ("major_news", window),
+        ("major_news", {**window, "fields": "title,content,pub_time,src"}),
     ]
     assert_canonical(out.frame, "news")
     r = out.frame.iloc[0]
@@ -520,6 +520,68 @@ def test_a_news_answer_at_the_row_cap_is_split_in_half(monkeypatch) -> None:
         ("2025-06-03 12:00:00", "2025-06-03 23:59:59"),
     ]
     assert sorted(out.frame["title"]) == sorted(["早间一", "早间二", "晚间"])
+
+
+def test_a_major_news_answer_at_its_400_row_cap_is_split_in_half(monkeypatch) -> None:
+    monkeypatch.setattr(tushare, "MAJOR_NEWS_ROWS_PER_CALL", 2)
+    calls: list[dict] = []
+
+    def major(**params):
+        calls.append(params)
+        rows = (
+            [("早间一", "2025-06-03 09:00:00"), ("早间二", "2025-06-03 09:05:00")]
+            if len(calls) == 1
+            else [("晚间", "2025-06-03 18:00:00")]
+            if params["start_date"] > "2025-06-03 12"
+            else [("早间一", "2025-06-03 09:00:00")]
+        )
+        return pd.DataFrame(
+            [{"title": t, "content": "正文", "pub_time": p, "src": "新华网"} for t, p in rows]
+        )
+
+    client = StubClient({"news": news_frame([]), "major_news": major})
+    out = TushareAdapter(client, news_sources=("sina",)).fetch(
+        FetchRequest("news", trade_date=D), FETCHED
+    )
+    assert [(c["start_date"], c["end_date"]) for c in calls] == [
+        ("2025-06-03 00:00:00", "2025-06-03 23:59:59"),
+        ("2025-06-03 00:00:00", "2025-06-03 11:59:59"),
+        ("2025-06-03 12:00:00", "2025-06-03 23:59:59"),
+    ]
+    assert all(c["fields"] == tushare.MAJOR_NEWS_FIELDS for c in calls)
+    assert sorted(out.frame["title"]) == sorted(["早间一", "早间二", "晚间"])
+
+
+DENIED = (
+    "抱歉，您没有访问该接口的权限，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"
+)
+
+
+def test_news_without_the_major_news_right_stores_news() -> None:
+    sina = news_frame([("2025-06-03 10:30:00", "正文", "茅台分红")])
+    denied = VendorPermissionError(DENIED, vendor="tushare", endpoint="major_news")
+    out, client = fetch({**news_routes(sina), "major_news": denied}, dataset="news", trade_date=D)
+    assert client.endpoints()[-1] == "major_news"
+    assert list(out.frame["title"]) == ["茅台分红"]
+
+
+def test_news_with_neither_right_is_permission_denied() -> None:
+    denied = VendorPermissionError(DENIED, vendor="tushare")
+    with pytest.raises(VendorPermissionError):
+        fetch({"news": denied, "major_news": denied}, dataset="news", trade_date=D)
+
+
+def test_a_denied_statement_endpoint_leaves_the_other_statements() -> None:
+    routes = statement_routes()
+    routes["cashflow"] = VendorPermissionError(DENIED, vendor="tushare", endpoint="cashflow")
+    out, _ = fetch(routes, dataset="financials", symbols=("600519.SH",))
+    assert set(out.frame["statement"]) == {"income", "balance"}
+
+
+def test_a_denied_announcer_lookup_fails_the_fetch() -> None:
+    routes = {**statement_routes(), "disclosure_date": VendorPermissionError(DENIED)}
+    with pytest.raises(VendorPermissionError):
+        fetch(routes, dataset="financials", trade_date=D)
 
 
 def test_news_needs_a_date() -> None:
