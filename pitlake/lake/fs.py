@@ -10,8 +10,9 @@ their behaviour and speed. `ObjectFS` answers through fsspec/s3fs:
   no rename; multipart uploads are never used (they are not needed below the 5 GiB PUT limit);
 - S3 has no file locks, so the read-merge-write of a partition is serialised by a file lock in a
   local directory (`$PITLAKE_LOCK_DIR`, default `~/.cache/pitlake/locks`) keyed by the object's
-  URL: writers in any process on one machine exclude each other. Writers on several machines
-  must not write the same partition at the same time (one writer per partition);
+  URL: writers in any process on one machine exclude each other. Writers on several machines are
+  coordinated through the catalog (`pitlake.lake.lease`), and each PUT of a partition is
+  conditional on the object that was read (If-Match / If-None-Match);
 - DuckDB reads `s3://` URLs through the same fsspec filesystem registered on its connection
   (`register`), so no DuckDB extension (httpfs) is needed.
 
@@ -33,6 +34,7 @@ from typing import Any, Union
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pitlake.errors import LakeUnwritableError
 from pitlake.lake.locking import locked
 
 S3_SCHEME = "s3://"
@@ -93,6 +95,19 @@ class ObjectPath:
 
 
 LakePath = Union[Path, ObjectPath]  # noqa: UP007 (a runtime alias)
+ANY = object()  # `ObjectFS.put(expect=ANY)`: overwrite whatever is there
+
+
+class ObjectChangedError(LakeUnwritableError):
+    """A conditional PUT found another writer's object: the read-merge-write must start over."""
+
+
+def _precondition_failed(exc: BaseException) -> bool:
+    """s3fs turns 412 PreconditionFailed (and S3's 409 ConditionalRequestConflict, a
+    concurrent conditional write) into OSError; the botocore error is the cause."""
+    cause = exc.__cause__
+    code = getattr(cause, "response", {}).get("Error", {}).get("Code", "")
+    return code in ("PreconditionFailed", "ConditionalRequestConflict", "412", "409")
 
 
 class LocalFS:
@@ -191,14 +206,47 @@ class ObjectFS:
     def sha256(self, path: ObjectPath) -> str:
         return hashlib.sha256(self.read_bytes(path)).hexdigest()
 
-    def put(self, path: ObjectPath, data: bytes) -> None:
-        """Publish `data` as the object at `path` with a single PutObject (atomic per object)."""
+    def read_versioned(self, path: ObjectPath) -> tuple[bytes, str] | None:
+        """The object's bytes and ETag from one GET (None when there is no such object): the
+        ETag a conditional `put` then requires, so a write is built on exactly what was read."""
+        from fsspec.asyn import sync
+
+        bucket, _, key = path.key.partition("/")
+
+        async def get() -> tuple[bytes, str]:
+            resp = await self.fs._call_s3("get_object", Bucket=bucket, Key=key)
+            async with resp["Body"] as body:
+                data = await body.read()
+            return bytes(data), str(resp["ETag"])
+
+        try:
+            return sync(self.fs.loop, get)
+        except FileNotFoundError:
+            return None
+
+    def put(self, path: ObjectPath, data: bytes, *, expect: str | object | None = ANY) -> None:
+        """Publish `data` as the object at `path` with a single PutObject (atomic per object).
+        `expect` makes it conditional: an ETag (If-Match: the object is still the one read),
+        None (If-None-Match: there is still no object); ObjectChangedError otherwise."""
         if len(data) >= MAX_SINGLE_PUT:
             raise ValueError(
                 f"{path}: {len(data)} bytes exceed one S3 PUT (5 GiB); partition more finely"
             )
-        # s3fs uses one put_object below min(5 GiB, 2 × chunksize): make that the 5 GiB limit.
-        self.fs.pipe_file(path.key, data, chunksize=MAX_SINGLE_PUT)
+        condition: dict[str, str] = {}
+        if expect is None:
+            condition = {"IfNoneMatch": "*"}
+        elif isinstance(expect, str):
+            condition = {"IfMatch": expect}
+        try:
+            # s3fs uses one put_object below min(5 GiB, 2 × chunksize): make that 5 GiB.
+            self.fs.pipe_file(path.key, data, chunksize=MAX_SINGLE_PUT, **condition)
+        except OSError as exc:
+            if condition and _precondition_failed(exc):
+                raise ObjectChangedError(
+                    f"{path} changed since it was read (another writer): not overwritten",
+                    path=str(path),
+                ) from exc
+            raise
 
     def lock(self, directory: ObjectPath) -> AbstractContextManager[None]:
         return locked(local_lock_dir(directory.url))

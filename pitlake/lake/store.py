@@ -12,7 +12,14 @@ previous file; an unchanged partition is never rewritten, so re-ingesting identi
 byte-identical files.
 
 The root may also be an `s3://bucket/prefix` URL (see `pitlake.lake.fs`): then each write is
-one PutObject of the whole file (atomic per object) under a local cross-process lock.
+one PutObject of the whole file (atomic per object) under a local cross-process lock, made
+conditional on the object that was read (If-Match, or If-None-Match for a new partition).
+
+With a `coordinator` (`pitlake.lake.lease.coordinator_for(catalog)`), each partition's
+read → merge → write → catalog record also holds the partition in the catalog (a PostgreSQL
+advisory lock, or a fenced lease row), so writers on several machines cannot lose each other's
+rows; the store then records each written partition file itself, inside that hold
+(`WriteResult.recorded`).
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -35,7 +43,17 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pitlake.calendar import beijing
-from pitlake.lake.fs import LakePath, ObjectFS, ObjectPath, file_sha256, lake_root, open_fs
+from pitlake.lake.fs import (
+    ANY,
+    LakePath,
+    ObjectChangedError,
+    ObjectFS,
+    ObjectPath,
+    file_sha256,
+    lake_root,
+    open_fs,
+)
+from pitlake.lake.lease import DATASET_WIDE
 from pitlake.lake.tempfiles import sweep_orphans, temp_path_for
 from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
 from schemas import DatasetSchema
@@ -65,6 +83,9 @@ _SECRET_PARAM = re.compile(r"token|secret|password|passwd|api_?key|access_?key",
 _SEQ = "__seq"
 _STORED_MAX = "__stored_known_at"
 _REVISED = "__revised"
+# A conditional PUT that finds another writer's object starts the partition's read-merge-write
+# over; with a coordinator this only follows a lost lease, so a few attempts are plenty.
+CONFLICT_ATTEMPTS = 3
 
 
 class Partition(NamedTuple):
@@ -90,6 +111,9 @@ class WriteResult:
     revisions: int = 0  # added rows whose known_at became first_seen
     partitions: list[PartitionFile] = field(default_factory=list)  # every partition touched
     written: list[str] = field(default_factory=list)  # partition values whose file was replaced
+    # True when the store recorded every written partition in the catalog itself, inside the
+    # partition's hold (a store with a coordinator): the caller must not record them again.
+    recorded: bool = False
 
     @property
     def changed(self) -> bool:
@@ -377,20 +401,36 @@ def _sorted_releasing(parts: list[pa.Table], sort_columns: list[str]) -> pa.Tabl
 class LakeStore:
     """Reads and writes the lake's files under `root` (a directory or an s3:// URL)."""
 
-    def __init__(self, root: str | os.PathLike[str] | ObjectPath) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str] | ObjectPath, *, coordinator: Any | None = None
+    ) -> None:
         self.root: Any = lake_root(root)  # Path, or ObjectPath for a URL
         self.fs = open_fs(self.root)
+        # pitlake.lake.lease.AdvisoryLocks or Leases: holds partitions across machines.
+        self.coordinator = coordinator
 
     @property
     def remote(self) -> bool:
         return self.fs.remote
 
-    def _put(self, path: LakePath, data: bytes) -> None:
-        """Publish a whole file: temp + fsync + rename locally, one PUT on object storage."""
+    def _put(self, path: LakePath, data: bytes, *, expect: str | object | None = ANY) -> None:
+        """Publish a whole file: temp + fsync + rename locally, one PUT on object storage
+        (conditional on `expect`, the ETag read or None for no object; see ObjectFS.put)."""
         if isinstance(self.fs, ObjectFS):
-            self.fs.put(path, data)  # type: ignore[arg-type]
+            self.fs.put(path, data, expect=expect)  # type: ignore[arg-type]
         else:
             atomic_write_bytes(path, data)  # type: ignore[arg-type]
+
+    @contextmanager
+    def _hold(self, dataset: str, value: str, directory: Any) -> Iterator[Any]:
+        """The partition's critical section: the local lock (writers on this machine), then
+        the coordinator's hold (writers anywhere). Yields the holding, or None."""
+        with self.fs.lock(directory):
+            if self.coordinator is None:
+                yield None
+                return
+            with self.coordinator.hold(dataset, value) as holding:
+                yield holding
 
     # ------------------------------------------------------------ layout
 
@@ -464,18 +504,15 @@ class LakeStore:
             values = schema.partitioning.derive(batch).astype(str).to_numpy()
             for value in sorted(set(values)):
                 sub = batch[values == value]
-                with self.fs.lock(self.partition_dir(schema.name, value)):
-                    existing, existing_sha = self._read_stored(schema, value)
-                    stored = _versions_matching(existing, schema, sub)
-                    added, revisions = new_versions(schema, sub, stored, ingested)
-                    del stored
-                    held, existing = [existing], None  # handed over: freed while sorting
-                    self._merge_into_partition(
-                        schema, value, held, added, result, existing_sha=existing_sha
-                    )
-                    result.revisions += revisions
+                for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+                    try:
+                        self._write_partition(schema, value, sub, ingested, result)
+                        break
+                    except ObjectChangedError:
+                        if attempt == CONFLICT_ATTEMPTS:
+                            raise
         else:
-            with self.fs.lock(self.dataset_dir(schema.name)):
+            with self._hold(schema.name, DATASET_WIDE, self.dataset_dir(schema.name)):
                 existing = self._versions_of_keys(schema, batch)
                 added, revisions = new_versions(schema, batch, existing, ingested)
                 result.revisions += revisions
@@ -485,15 +522,50 @@ class LakeStore:
                     else np.array([], dtype=object)
                 )
                 for value in sorted(set(values)):
-                    with self.fs.lock(self.partition_dir(schema.name, value)):
+                    # A conflict here (an uncoordinated writer) fails the write: `added` was
+                    # computed across partitions, so one partition cannot be redone alone.
+                    with self._hold(
+                        schema.name, value, self.partition_dir(schema.name, value)
+                    ) as holding:
+                        existing, _, etag = self._read_stored(schema, value)
                         self._merge_into_partition(
                             schema,
                             value,
-                            [self._read_table(schema, value)],
+                            [existing],
                             added[values == value],
                             result,
+                            holding=holding,
+                            etag=etag,
                         )
+        result.recorded = self.coordinator is not None
         return result
+
+    def _write_partition(
+        self,
+        schema: DatasetSchema,
+        value: str,
+        sub: pd.DataFrame,
+        ingested: pd.Timestamp,
+        result: WriteResult,
+    ) -> None:
+        """One partition's read → merge → write (→ record) inside its hold."""
+        with self._hold(schema.name, value, self.partition_dir(schema.name, value)) as holding:
+            existing, existing_sha, etag = self._read_stored(schema, value)
+            stored = _versions_matching(existing, schema, sub)
+            added, revisions = new_versions(schema, sub, stored, ingested)
+            del stored
+            held, existing = [existing], None  # handed over: freed while sorting
+            self._merge_into_partition(
+                schema,
+                value,
+                held,
+                added,
+                result,
+                existing_sha=existing_sha,
+                holding=holding,
+                etag=etag,
+            )
+            result.revisions += revisions
 
     @staticmethod
     def _partition_follows_key(schema: DatasetSchema, batch: pd.DataFrame) -> bool:
@@ -515,23 +587,24 @@ class LakeStore:
         found = [f for f in frames if f is not None and len(f)]
         return pd.concat(found, ignore_index=True) if found else None
 
-    def _read_table(self, schema: DatasetSchema, value: str) -> pa.Table | None:
-        return self._read_stored(schema, value)[0]
-
-    def _read_stored(self, schema: DatasetSchema, value: str) -> tuple[pa.Table | None, str | None]:
-        """A partition's table, and on object storage its content hash: the object is fetched
-        once (one GET, no HEAD first), and an unchanged partition needs no second GET to report
-        its hash. Locally the hash is computed from the file only when needed."""
+    def _read_stored(
+        self, schema: DatasetSchema, value: str
+    ) -> tuple[pa.Table | None, str | None, str | object | None]:
+        """A partition's table, and on object storage its content hash and ETag: the object is
+        fetched once (one GET, no HEAD first), so an unchanged partition needs no second GET
+        to report its hash, and the rewrite is a PUT conditional on that ETag (None: there was
+        no object). Locally the hash is computed from the file only when needed."""
         path = self.partition_path(schema.name, value)
         if isinstance(self.fs, ObjectFS):
-            data = self.fs.read_if_exists(path)
-            if data is None:
-                return None, None
+            got = self.fs.read_versioned(path)
+            if got is None:
+                return None, None, None
+            data, etag = got
             table = pq.ParquetFile(pa.BufferReader(data)).read()
-            return conform(table, schema), hashlib.sha256(data).hexdigest()
+            return conform(table, schema), hashlib.sha256(data).hexdigest(), etag
         if not self.fs.is_file(path):
-            return None, None
-        return conform(self.fs.parquet(path).read(), schema), None
+            return None, None, ANY
+        return conform(self.fs.parquet(path).read(), schema), None, ANY
 
     def _merge_into_partition(
         self,
@@ -542,8 +615,12 @@ class LakeStore:
         result: WriteResult,
         *,
         existing_sha: str | None = None,
+        holding: Any | None = None,
+        etag: str | object | None = ANY,
     ) -> None:
-        """Caller holds the partition lock. Rewrites the file only when rows were added.
+        """Caller holds the partition lock (and `holding`, the coordinator's hold, if any).
+        Rewrites the file only when rows were added; the hold is checked right before the
+        write and the file is recorded in the catalog inside it.
         Concatenation and the sort run in Arrow: a nightly append to a year of the whole
         market must not round-trip a million rows through pandas.
 
@@ -568,9 +645,17 @@ class LakeStore:
         del existing, new
         table = _sorted_releasing(parts, schema.sort_columns)
         data = parquet_bytes(table)
-        self._put(path, data)
+        rows = table.num_rows
+        del table
+        if holding is not None:
+            holding.verify()  # a lost lease stops here: no write, no record
+        self._put(path, data, expect=etag)
         sha = hashlib.sha256(data).hexdigest()
-        result.partitions.append(PartitionFile(value, path, table.num_rows, sha))
+        if holding is not None:
+            holding.record_partition_file(
+                schema.name, value, str(path), rows, sha, run_id=result.run_id
+            )
+        result.partitions.append(PartitionFile(value, path, rows, sha))
         result.written.append(value)
         result.rows_added += len(added)
 
