@@ -5,9 +5,14 @@ Statuses are defined here once; the ledger, the API, the CLI and the dashboard i
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+import json
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # kept off the import path: the CLI's --help must stay fast
+    import pandas as pd
+    import pyarrow as pa
 
 
 class ResultStatus(StrEnum):
@@ -68,41 +73,152 @@ class DateStatus(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
-@dataclass
 class Result:
-    """One answer: the rows plus everything an agent needs to trust (or distrust) them."""
+    """One answer: the rows plus everything an agent needs to trust (or distrust) them.
 
-    status: ResultStatus
-    requested_date: str | None = None
-    effective_trade_date: str | None = None
-    date_status: DateStatus = DateStatus.UNKNOWN
-    as_of: str | None = None
-    source: str | None = None
-    retryable: bool | None = None
-    message: str = ""
-    data: list[dict[str, Any]] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
+    The rows live as an Arrow table (`table`, in the dataset's stored schema) from the scan to
+    the caller: `to_arrow()`, `to_pandas()` and `to_polars()` are columnar, and the JSON-ready
+    row dicts (`rows`, also `data`) are built only when first asked for. A Result made from
+    `data` rows alone (the calendar, a status answer) converts those rows instead."""
 
-    def __post_init__(self) -> None:
-        self.status = ResultStatus(self.status)
-        self.date_status = DateStatus(self.date_status)
-        if self.retryable is None:
-            self.retryable = self.status in RETRYABLE_STATUSES
-        self.meta.setdefault("rows", len(self.data))
+    def __init__(
+        self,
+        status: ResultStatus | str,
+        requested_date: str | None = None,
+        effective_trade_date: str | None = None,
+        date_status: DateStatus | str = DateStatus.UNKNOWN,
+        as_of: str | None = None,
+        source: str | None = None,
+        retryable: bool | None = None,
+        message: str = "",
+        data: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        *,
+        table: pa.Table | None = None,
+        columns: list[str] | None = None,
+    ) -> None:
+        self.status = ResultStatus(status)
+        self.requested_date = requested_date
+        self.effective_trade_date = effective_trade_date
+        self.date_status = DateStatus(date_status)
+        self.as_of = as_of
+        self.source = source
+        self.retryable = self.status in RETRYABLE_STATUSES if retryable is None else retryable
+        self.message = message
+        self.table = table
+        self.columns = columns
+        self._data = data if data is not None or table is not None else []
+        self.meta = meta if meta is not None else {}
+        self.meta.setdefault("rows", table.num_rows if table is not None else len(self._data))
         self.meta.setdefault("known_at_max", None)
         self.meta.setdefault("vendor_trace", [])
         self.meta.setdefault("pinned", False)
+
+    # ------------------------------------------------------------ rows (JSON)
+
+    @property
+    def data(self) -> list[dict[str, Any]]:
+        """The JSON-ready rows (dates 'YYYY-MM-DD', instants ISO +08:00, stored JSON text as
+        text), built from the table on first use."""
+        if self._data is None:
+            from pitlake.lake.records import to_records
+
+            self._data = to_records(self.table, self.columns) if self.table is not None else []
+        return self._data
+
+    @data.setter
+    def data(self, rows: list[dict[str, Any]]) -> None:
+        self._data, self.table = rows, None
+
+    rows = data
+
+    # ------------------------------------------------------------ columnar forms
+
+    def to_arrow(self) -> pa.Table:
+        """The answer as Arrow: the dataset's types (dates as date32, instants tz-aware in
+        Beijing time, `seats`/`extra` nested), NaN as null, and the envelope (without rows)
+        as JSON in the schema metadata under `pitlake.envelope`."""
+        import pyarrow as pa
+
+        from pitlake.lake.records import columnar
+
+        if self.table is not None:
+            table = columnar(self.table, self.columns)
+        else:
+            table = pa.Table.from_pylist(self._data or [])
+        meta = {ENVELOPE_METADATA_KEY: json.dumps(self.envelope(), ensure_ascii=False)}
+        return table.replace_schema_metadata(meta)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The answer as a DataFrame (from `to_arrow()`); the envelope is in `.attrs["pitlake"]`."""
+        frame = self.to_arrow().to_pandas()
+        frame.attrs["pitlake"] = self.envelope()
+        return frame
+
+    def to_polars(self) -> Any:
+        """The answer as a polars DataFrame (polars is optional)."""
+        try:
+            import polars as pl
+        except ImportError as e:
+            raise ImportError(
+                "Result.to_polars() needs polars, which is not installed: pip install polars"
+            ) from e
+        return pl.from_arrow(self.to_arrow())
+
+    # ------------------------------------------------------------ envelope
 
     @property
     def ok(self) -> bool:
         return self.status in (ResultStatus.OK, ResultStatus.NO_DATA)
 
+    def envelope(self) -> dict[str, Any]:
+        """Every envelope field but the rows (what headers and Arrow metadata carry)."""
+        return {
+            "status": str(self.status),
+            "requested_date": self.requested_date,
+            "effective_trade_date": self.effective_trade_date,
+            "date_status": str(self.date_status),
+            "as_of": self.as_of,
+            "source": self.source,
+            "retryable": bool(self.retryable),
+            "message": self.message,
+            "meta": copy.deepcopy(self.meta),
+        }
+
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["status"] = str(self.status)
-        d["date_status"] = str(self.date_status)
-        return d
+        d = self.envelope()
+        d["data"] = copy.deepcopy(self.data)
+        return {k: d[k] for k in ENVELOPE_FIELDS}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(status={self.status!s}, rows={self.meta.get('rows')}, "
+            f"effective_trade_date={self.effective_trade_date!r}, as_of={self.as_of!r})"
+        )
 
     @classmethod
     def invalid(cls, message: str, **kw: Any) -> Result:
         return cls(status=ResultStatus.INVALID_ARGUMENTS, message=message, retryable=False, **kw)
+
+
+ENVELOPE_FIELDS: tuple[str, ...] = (
+    "status",
+    "requested_date",
+    "effective_trade_date",
+    "date_status",
+    "as_of",
+    "source",
+    "retryable",
+    "message",
+    "data",
+    "meta",
+)
+# The Arrow schema-metadata key (and Parquet key-value key) holding the envelope as JSON.
+ENVELOPE_METADATA_KEY = "pitlake.envelope"

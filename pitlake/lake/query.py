@@ -34,7 +34,6 @@ from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.adjust import ADJUST_MODES, adjust_prices
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry
 from pitlake.lake.fs import ObjectFS, require_catalog_url
-from pitlake.lake.records import to_records
 from pitlake.lake.sql import DuckReader, Params, col, hidden, visible
 from pitlake.lake.status import (
     BENIGN,
@@ -116,6 +115,17 @@ def _empty_table(schema: DatasetSchema) -> pa.Table:
     return schema.arrow_schema.empty_table()
 
 
+def _calendar_table(rows: list[dict[str, Any]]) -> pa.Table:
+    """Calendar rows (built as JSON rows) in their columnar types."""
+    return pa.table(
+        {
+            "date": pa.array([date.fromisoformat(r["date"]) for r in rows], pa.date32()),
+            "is_open": pa.array([r["is_open"] for r in rows], pa.bool_()),
+            "source": pa.array([r["source"] for r in rows], pa.string()),
+        }
+    )
+
+
 def _invalid(e: Exception, **kw: Any) -> Result:
     return Result.invalid(str(e), **kw)
 
@@ -126,7 +136,11 @@ class Lake:
     `pin_as_of` fixes the cutoff for every request (the runtime decides the date, not the
     model): later as-ofs are clamped to it and the answer says so. `clock` returns "now"
     (injectable for tests); `catalog_url` overrides the catalog (default: $PITLAKE_CATALOG_URL,
-    else `<path>/catalog.db`)."""
+    else `<path>/catalog.db`).
+
+    Reads never write: the catalog is opened read-only on the first read, and a path holding no
+    pitlake catalog raises `pitlake.errors.NotALakeError` then (construction itself only reads
+    the stored calendar, so it succeeds on any directory)."""
 
     def __init__(
         self,
@@ -148,11 +162,15 @@ class Lake:
 
     @property
     def catalog(self) -> Catalog:
+        """The catalog, opened read-only on first use: a read never writes (no catalog.db
+        is created). A directory without a pitlake catalog raises NotALakeError here."""
         if self._catalog is None:
             url = self._catalog_url
             if self.store.remote:
                 url = require_catalog_url(url, self.root)
-            self._catalog = Catalog(url, lake_root=None if self.store.remote else self.root)
+            self._catalog = Catalog(
+                url, lake_root=None if self.store.remote else self.root, read_only=True
+            )
         return self._catalog
 
     def close(self) -> None:
@@ -650,7 +668,8 @@ class Lake:
             as_of=ask.as_of,
             source=self._sources(table),
             message=" ".join(n for n in notes if n),
-            data=to_records(table, columns),
+            table=table,
+            columns=columns,
             meta=meta,
         )
 
@@ -800,22 +819,24 @@ class Lake:
             where.append(f"{col('report_period')} IN {p.in_list(newest)}" if newest else "FALSE")
             files = self.store.files("financials", sorted({str(d.year) for d in newest}))
         table = self._reader.latest_versions(schema, files, where, p)
-        frame = table.to_pandas() if table is not None and table.num_rows else schema.empty_frame()
-        if latest_only and not frame.empty:
+        frame = table if table is not None and table.num_rows else _empty_table(schema)
+        if latest_only and frame.num_rows:
             group = ["symbol", "statement", "report_type"]
-            newest = frame.groupby(group)["report_period"].transform("max")
-            frame = frame[frame["report_period"] == newest]
-        frame = frame.sort_values(
-            ["symbol", "statement", "report_period", "report_type"], kind="stable"
-        )
+            newest = frame.group_by(group).aggregate([("report_period", "max")])
+            frame = frame.join(newest, keys=group)
+            keep = pc.equal(frame.column("report_period"), frame.column("report_period_max"))
+            frame = frame.filter(keep).drop_columns(["report_period_max"])
+        if frame.num_rows > 1:  # Arrow's sort is stable, as pandas' "stable" was
+            order = ["symbol", "statement", "report_period", "report_type"]
+            frame = frame.sort_by([(c, "ascending") for c in order])
         ledger = LedgerView(
             self.catalog.ledger_entries("financials", symbol=sorted({*symbols, WHOLE_MARKET}))
         )
-        present = set(frame["symbol"])
+        present = set(pc.unique(frame.column("symbol")).to_pylist())
         gaps = [
             self._undated_gap(s, ledger.for_symbol(s), periods) for s in symbols if s not in present
         ]
-        status = combine([g.status for g in gaps], not frame.empty)
+        status = combine([g.status for g in gaps], frame.num_rows > 0)
         notes = list(ask.notes)
         if gaps:
             if status in BENIGN:
@@ -860,7 +881,7 @@ class Lake:
 
     def _undated_result(
         self,
-        frame: pd.DataFrame,
+        frame: pa.Table,
         schema: DatasetSchema,
         ask: Ask,
         status: ResultStatus,
@@ -881,7 +902,8 @@ class Lake:
             as_of=ask.as_of,
             source=self._sources(frame),
             message=" ".join(n for n in notes if n),
-            data=to_records(frame, [*schema.columns, *BITEMPORAL_COLUMNS]),
+            table=frame,
+            columns=[*schema.columns, *BITEMPORAL_COLUMNS],
             meta=meta,
         )
 
@@ -904,7 +926,7 @@ class Lake:
             notes.append(f"The window starts after the as-of ({ask.as_of}); nothing was public.")
             gap = Gap(WHOLE_MARKET, start, ResultStatus.NOT_READY, "window after the as-of")
             return self._undated_result(
-                schema.empty_frame(),
+                _empty_table(schema),
                 schema,
                 ask,
                 ResultStatus.NOT_READY,
@@ -925,20 +947,21 @@ class Lake:
         bj_hi = min(end, ask.cutoff.date())
         files = self.store.files("news", _months(bj_lo, max(bj_lo, bj_hi)))
         table = self._reader.latest_versions(schema, files, where, p)
-        frame = table.to_pandas() if table is not None and table.num_rows else schema.empty_frame()
-        frame = frame.sort_values(["known_at", "news_id"], ascending=[False, True], kind="stable")
+        frame = table if table is not None and table.num_rows else _empty_table(schema)
+        if frame.num_rows > 1:
+            frame = frame.sort_by([("known_at", "descending"), ("news_id", "ascending")])
         extra: dict[str, Any] = {"window": {"start": start.isoformat(), "end": end.isoformat()}}
         if limit is not None and len(frame) > limit:
             extra["truncated"] = True
             extra["total_rows"] = len(frame)
-            frame = frame.head(limit)
+            frame = frame.slice(0, limit)
         scopes = symbols or [WHOLE_MARKET]
         entries = self.catalog.ledger_entries("news", start=start, symbol=[*scopes, WHOLE_MARKET])
         ledger = LedgerView(entries)
         gaps = []
-        if frame.empty:
+        if frame.num_rows == 0:
             gaps = [self._undated_gap(s, ledger.for_symbol(s), None) for s in scopes]
-        status = combine([g.status for g in gaps], not frame.empty)
+        status = combine([g.status for g in gaps], frame.num_rows > 0)
         if gaps and status not in BENIGN:
             notes.append(describe_gaps(gaps))
         elif status is ResultStatus.NO_DATA:
@@ -1029,6 +1052,7 @@ class Lake:
             message=" ".join(notes),
             data=rows,
             meta=meta,
+            table=_calendar_table(rows),
         )
 
     # ================================================================ envelope pieces

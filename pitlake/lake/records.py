@@ -6,6 +6,7 @@ without a pandas round trip, the pandas one everything that was shaped in pandas
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import date, datetime
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pitlake.pit import iso_beijing, iso_beijing_many
 
@@ -96,3 +98,84 @@ def to_records(
     else:
         values = [_column(data[c]) for c in cols]
     return [dict(zip(cols, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+# ---------------------------------------------------------------- the columnar form
+
+BEIJING_TZ = "Asia/Shanghai"
+# dragon_tiger.seats is stored as JSON text (its schema); its columnar form is this list.
+SEATS_TYPE = pa.list_(
+    pa.struct(
+        [
+            ("side", pa.string()),
+            ("branch", pa.string()),
+            ("buy", pa.float64()),
+            ("sell", pa.float64()),
+            ("net", pa.float64()),
+        ]
+    )
+)
+# Columns stored as JSON text that the columnar form nests: a fixed type, or None for a struct
+# over the keys the answer's objects carry (financials.extra differs by vendor and statement).
+JSON_COLUMNS: dict[str, pa.DataType | None] = {"seats": SEATS_TYPE, "extra": None}
+
+
+def columnar(table: pa.Table, columns: list[str] | None = None) -> pa.Table:
+    """The Arrow form of an answer, value for value the same as `to_records` of `table`:
+    the same columns in order, NaN as null (JSON has no NaN), instants in Beijing time (the
+    same instant; only the zone label changes), and the JSON text columns nested."""
+    names = [c for c in (columns or table.column_names) if c in table.column_names]
+    out = {name: _columnar_column(name, table.column(name)) for name in names}
+    return pa.table(out) if out else pa.table({})
+
+
+def _columnar_column(name: str, a: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
+    t = a.type
+    if pa.types.is_floating(t) and len(a) and pc.any(pc.is_nan(a)).as_py():
+        return pc.if_else(pc.is_nan(a), pa.scalar(None, t), a)
+    if pa.types.is_timestamp(t):
+        return a.cast(pa.timestamp(t.unit, tz=BEIJING_TZ))  # naive instants count as UTC
+    if name in JSON_COLUMNS and (pa.types.is_string(t) or pa.types.is_large_string(t)):
+        return _nested(a, JSON_COLUMNS[name])
+    return a
+
+
+def _nested(a: pa.ChunkedArray, type_: pa.DataType | None) -> pa.Array:
+    """JSON text → nested values, parsing each distinct text once (answers repeat them)."""
+    enc = pc.dictionary_encode(a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a)
+    texts = enc.dictionary.to_pylist()
+    try:
+        parsed = [json.loads(s) for s in texts]
+    except ValueError:
+        return a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a  # not JSON: as stored
+    if type_ is not None:
+        values = pa.array(parsed, type=type_)
+    else:
+        values = _inferred_struct(parsed)
+    return values.take(enc.indices)
+
+
+def _inferred_struct(objects: list[Any]) -> pa.Array:
+    """JSON objects → one struct over all their keys; a key whose values do not share one type
+    (a number in one vendor's object, text in another's) holds their JSON text."""
+    if not all(isinstance(o, dict) for o in objects):
+        return pa.array([json.dumps(o, ensure_ascii=False, sort_keys=True) for o in objects])
+    keys = sorted({k for o in objects for k in o})
+    if not keys:
+        return pa.array([{} for _ in objects], type=pa.struct([]))
+    arrays = []
+    for k in keys:
+        values = [o.get(k) for o in objects]
+        try:
+            arrays.append(pa.array(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrays.append(
+                pa.array(
+                    [
+                        v if v is None or isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+                        for v in values
+                    ],
+                    type=pa.string(),
+                )
+            )
+    return pa.StructArray.from_arrays(arrays, names=keys)
