@@ -26,7 +26,13 @@ import schemas
 from pitlake import progress
 from pitlake.calendar import now_beijing, sessions_between
 from pitlake.envelope import LEDGER_SUCCESS, LedgerStatus
-from pitlake.errors import InvalidArgumentsError
+from pitlake.errors import (
+    InvalidArgumentsError,
+    PitlakeError,
+    VendorError,
+    VendorNotConfiguredError,
+    VendorPermissionError,
+)
 from pitlake.lake.catalog import SUCCESSFUL_FETCH, WHOLE_MARKET, Catalog
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
 from pitlake.lake.store import LakeStore
@@ -436,6 +442,78 @@ def gate(
     return verdicts
 
 
+# ---------------------------------------------------------------- failures
+
+MAX_FAILURE_MESSAGE = 500
+
+
+def retryable(exc: BaseException) -> bool:
+    """Can a second try succeed? A transient vendor or storage failure can; invalid arguments,
+    a missing configuration, a permission denial or a bug cannot. Prefect's task retries and
+    the unit guards below both ask this."""
+    if isinstance(exc, InvalidArgumentsError | VendorNotConfiguredError | VendorPermissionError):
+        return False
+    if isinstance(exc, VendorError):
+        return bool(exc.retryable)
+    if isinstance(exc, PitlakeError):
+        return False
+    if isinstance(exc, OSError):
+        return True
+    # a locked SQLite catalog, a dropped PostgreSQL connection
+    return type(exc).__name__ in {"OperationalError", "InterfaceError"}
+
+
+def failure_status(exc: BaseException) -> LedgerStatus:
+    """The ledger status an exception ends a unit with: the one a pitlake error names (rate
+    limited, permission denied, ...), else UPSTREAM_ERROR; never a success."""
+    try:
+        status = LedgerStatus(str(getattr(exc, "status", "")))
+    except ValueError:
+        return LedgerStatus.UPSTREAM_ERROR
+    return LedgerStatus.UPSTREAM_ERROR if status in SUCCESSFUL_FETCH else status
+
+
+def failure_message(exc: BaseException, step: str) -> str:
+    text = f"{step} failed: {type(exc).__name__}: {exc}"
+    return text if len(text) <= MAX_FAILURE_MESSAGE else text[: MAX_FAILURE_MESSAGE - 1] + "…"
+
+
+def fail_units(
+    env: RunEnv, units: Sequence[Unit], exc: BaseException, *, step: str
+) -> list[UnitOutcome]:
+    """End units with the exception's ledger status and message (the traceback goes to the
+    log): one broken unit must not take the other datasets of its run, or the run's summary,
+    down with it."""
+    status, message = failure_status(exc), failure_message(exc, step)
+    log.error("%s: %s", "; ".join(u.label for u in units), message, exc_info=exc)
+    outcomes = []
+    for u in units:
+        out = UnitOutcome(
+            dataset=u.dataset,
+            date_key=u.date_key.isoformat(),
+            status=str(status),
+            message=message,
+            symbols=list(u.symbols) if u.symbols else None,
+        )
+        try:
+            _record_ledger(env, u, status, counts=None, vendor=None, trace=[], message=message)
+        except Exception as e:  # the catalog itself is failing: the summary still says why
+            log.error("%s: its ledger entry was not recorded", u.label, exc_info=e)
+            out.message = f"{message}; ledger not recorded: {type(e).__name__}: {e}"
+        outcomes.append(out)
+    return outcomes
+
+
+def _unless_retryable(
+    env: RunEnv, units: Sequence[Unit], exc: BaseException, *, step: str
+) -> list[UnitOutcome]:
+    """A transient failure goes up to the task's retries (which end, at worst, in
+    `fail_chunk`); anything else ends these units here."""
+    if retryable(exc):
+        raise exc
+    return fail_units(env, units, exc, step=step)
+
+
 # ---------------------------------------------------------------- commit
 
 
@@ -461,11 +539,20 @@ def _rows_by_scope(unit: Unit, frame: pd.DataFrame) -> dict[tuple[date, str], in
         if by_date and date_col is not None and not frame.empty:
             part = frame[pd.to_datetime(frame[date_col]).dt.date == d]
         for scope in _scopes(unit):
-            if scope == WHOLE_MARKET:
-                counts[(d, scope)] = len(part)
-            else:
-                counts[(d, scope)] = int((part["symbol"] == scope).sum()) if len(part) else 0
+            counts[(d, scope)] = len(part) if scope == WHOLE_MARKET else _rows_about(part, scope)
     return counts
+
+
+def _rows_about(frame: pd.DataFrame, symbol: str) -> int:
+    """Rows about one symbol: its `symbol` rows, or (news) the items whose `symbols` list
+    names it. A frame with neither column is all about the symbols the unit asked for."""
+    if frame.empty:
+        return 0
+    if "symbol" in frame.columns:
+        return int((frame["symbol"] == symbol).sum())
+    if "symbols" in frame.columns:
+        return sum(1 for cell in frame["symbols"] if cell is not None and symbol in list(cell))
+    return len(frame)
 
 
 def _record_ledger(
@@ -547,64 +634,125 @@ def commit(
     env: RunEnv, batches: Sequence[Batch], verdicts: Sequence[Any | None]
 ) -> list[UnitOutcome]:
     """Write passing batches (one store write per dataset), quarantine rejected ones, and
-    record the ledger and validation results for every unit."""
+    record the ledger and validation results for every unit. An unexpected exception ends
+    only the unit it came from (`fail_units`); a group whose write fails is written again one
+    unit at a time, so the failure names exactly the bad unit."""
     outcomes = [_outcome(b) for b in batches]
     recorded: set[int] = set()
     docs: list[Any] = []
     to_write: dict[str, list[int]] = {}
     for i, (b, v) in enumerate(zip(batches, verdicts, strict=True)):
-        out = outcomes[i]
-        if not b.route.ok or b.frame.empty or v is None:
-            # Nothing to validate: the fetch failed, or succeeded with no rows (NO_DATA, which
-            # _record_ledger turns into NOT_READY for a whole market that is never empty).
-            succeeded = b.route.status in SUCCESSFUL_FETCH
-            counts = {} if succeeded else None
-            _close(env, out, b, b.route.status, counts=counts, message=b.route.message)
-            continue
-        out.gate = str(v.outcome)
-        out.failed_expectations = v.failed_names()
-        if id(v) not in recorded:  # a group verdict is recorded once
-            recorded.add(id(v))
-            docs.append(v)
-            for rec in v.to_catalog_records():
-                env.catalog.record_validation(**rec)
-        if v.writable:
-            to_write.setdefault(b.unit.dataset, []).append(i)
-            continue
-        label = f"{b.unit.dataset}-{b.unit.date_key.isoformat()}-{i}"
-        path = env.store.quarantine(b.unit.dataset, env.run_id, b.frame, v.to_dict(), label=label)
-        env.catalog.record_quarantine(**v.quarantine_record(str(path)))
-        out.quarantine = str(path)
-        _close(env, out, b, v.ledger_status, counts=None, message=v.message)
+        try:
+            if _settle(env, outcomes[i], b, v, i, recorded, docs):
+                to_write.setdefault(b.unit.dataset, []).append(i)
+        except Exception as e:
+            outcomes[i] = _unless_retryable(env, [b.unit], e, step="commit")[0]
     if docs:
         # Before the writes and their ledger entries: a run killed after the ledger would
         # never validate those units again, so their Data Docs page would be lost for good;
         # killed before it, the rerun validates and publishes again.
         from expectations.datadocs import build_data_docs
 
-        build_data_docs(env.docs_root, docs)
+        try:
+            build_data_docs(env.docs_root, docs)
+        except Exception as e:  # unpublished: leave these units to be validated again
+            pending = [i for idx in to_write.values() for i in idx]
+            failed = _unless_retryable(env, [batches[i].unit for i in pending], e, step="data docs")
+            for i, out in zip(pending, failed, strict=True):
+                outcomes[i] = out
+            to_write = {}
     for ds, idx in to_write.items():
-        frame = pd.concat([batches[i].frame for i in idx], ignore_index=True)
-        result = env.store.write(ds, frame, run_id=env.run_id, ingested_at=now_beijing())
-        for p in result.partitions:
-            if p.value in result.written:
-                env.catalog.record_partition_file(
-                    ds, p.value, p.path, p.rows, p.sha256, run_id=env.run_id
-                )
-        if ds == "adj_factors":
-            env.note_factor_owners(frame)
-        if ds == "quotes":
-            env.forget_universe()
-        for i in idx:
-            b, out, v = batches[i], outcomes[i], verdicts[i]
+        try:
+            _write_group(env, ds, batches, verdicts, outcomes, idx)
+        except Exception as e:
+            if retryable(e) or len(idx) == 1:
+                outcomes[idx[0]] = _unless_retryable(env, [batches[idx[0]].unit], e, step="write")[
+                    0
+                ]
+                continue
+            for i in idx:
+                try:
+                    _write_group(env, ds, batches, verdicts, outcomes, [i])
+                except Exception as e1:
+                    outcomes[i] = _unless_retryable(env, [batches[i].unit], e1, step="write")[0]
+    return outcomes
+
+
+def _settle(
+    env: RunEnv,
+    out: UnitOutcome,
+    b: Batch,
+    v: Any | None,
+    i: int,
+    recorded: set[int],
+    docs: list[Any],
+) -> bool:
+    """Everything a unit needs before the write: a failed or empty fetch is recorded, a
+    verdict's results are recorded (a group verdict once), a rejected batch is quarantined.
+    True if the unit's rows are to be written."""
+    if not b.route.ok or b.frame.empty or v is None:
+        # Nothing to validate: the fetch failed, or succeeded with no rows (NO_DATA, which
+        # _record_ledger turns into NOT_READY for a whole market that is never empty).
+        counts = {} if b.route.status in SUCCESSFUL_FETCH else None
+        _close(env, out, b, b.route.status, counts=counts, message=b.route.message)
+        return False
+    out.gate = str(v.outcome)
+    out.failed_expectations = v.failed_names()
+    if id(v) not in recorded:
+        recorded.add(id(v))
+        docs.append(v)
+        for rec in v.to_catalog_records():
+            env.catalog.record_validation(**rec)
+    if v.writable:
+        return True
+    label = f"{b.unit.dataset}-{b.unit.date_key.isoformat()}-{i}"
+    path = env.store.quarantine(b.unit.dataset, env.run_id, b.frame, v.to_dict(), label=label)
+    env.catalog.record_quarantine(**v.quarantine_record(str(path)))
+    out.quarantine = str(path)
+    _close(env, out, b, v.ledger_status, counts=None, message=v.message)
+    return False
+
+
+def _write_group(
+    env: RunEnv,
+    ds: str,
+    batches: Sequence[Batch],
+    verdicts: Sequence[Any | None],
+    outcomes: list[UnitOutcome],
+    idx: list[int],
+) -> None:
+    """One store write for a dataset's passing units, then each unit's ledger entries."""
+    frame = pd.concat([batches[i].frame for i in idx], ignore_index=True)
+    result = env.store.write(ds, frame, run_id=env.run_id, ingested_at=now_beijing())
+    for p in result.partitions:
+        if p.value in result.written:
+            env.catalog.record_partition_file(
+                ds, p.value, p.path, p.rows, p.sha256, run_id=env.run_id
+            )
+    if ds == "adj_factors":
+        env.note_factor_owners(frame)
+    if ds == "quotes":
+        env.forget_universe()
+    for i in idx:
+        b, out, v = batches[i], outcomes[i], verdicts[i]
+        try:
             message = out.message
             if v.warnings:
                 message = "; ".join(m for m in (b.route.message, v.message) if m)
             counts = _rows_by_scope(b.unit, b.frame)
             _close(env, out, b, LedgerStatus.OK, counts=counts, message=message)
-        # One store write per dataset: its rows added are reported once, on the first unit.
-        outcomes[idx[0]].rows_added = result.rows_added
-    return outcomes
+        except Exception as e:  # written, but its ledger entry failed: fetched again later
+            outcomes[i] = _unless_retryable(env, [b.unit], e, step="commit")[0]
+    # One store write per dataset: its rows added are reported once, on the first unit.
+    outcomes[idx[0]].rows_added = result.rows_added
+
+
+def not_a_session(day: date) -> str:
+    """Why a date has nothing to ingest, as the summary shows it: '2025-06-07 is not an XSHG
+    session (Saturday)'; a weekday names the holiday closure."""
+    weekday = day.strftime("%A")
+    why = weekday if day.weekday() >= 5 else f"{weekday}, an exchange holiday"
+    return f"{day} is not an XSHG session ({why})"
 
 
 def skip(env: RunEnv, dataset: str, day: date, reason: str) -> UnitOutcome:
@@ -669,10 +817,32 @@ def run_units(
     align_on: date | None = None,
     window: tuple[date, date] | None = None,
 ) -> list[UnitOutcome]:
-    """Fetch, gate and commit a group of units (the body of a backfill chunk)."""
-    batches = [fetch(env, u) for u in units]
+    """Fetch, gate and commit a group of units (the body of a backfill chunk). A unit whose
+    step raises ends there with a typed ledger status; the others go on."""
+    batches: list[Batch] = []
+    failed: list[UnitOutcome] = []
+    for u in units:
+        try:
+            batches.append(fetch(env, u))
+        except Exception as e:
+            failed += _unless_retryable(env, [u], e, step="fetch")
     progress.advance(len(units))
-    return commit(env, batches, gate(env, batches, align_on=align_on, window=window))
+    try:
+        verdicts = gate(env, batches, align_on=align_on, window=window)
+    except Exception as e:
+        if retryable(e) or len(batches) == 1:
+            return failed + _unless_retryable(env, [b.unit for b in batches], e, step="gate")
+        # Validated one at a time: the failure names exactly the bad unit.
+        kept: list[Batch] = []
+        verdicts = []
+        for b in batches:
+            try:
+                verdicts.append(gate(env, [b], align_on=align_on, window=window)[0])
+                kept.append(b)
+            except Exception as e1:
+                failed += _unless_retryable(env, [b.unit], e1, step="gate")
+        batches = kept
+    return failed + commit(env, batches, verdicts)
 
 
 def news_symbols(env: RunEnv, symbols: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -808,9 +978,56 @@ def backfill_chunk(
 ) -> list[UnitOutcome]:
     """One dataset over one chunk: its pending units in groups (one gate run and one write
     per group), each unit ending with its own ledger entry."""
-    units = backfill_units(env, dataset, start, end, symbols, force=force)
+    try:
+        units = backfill_units(env, dataset, start, end, symbols, force=force)
+    except Exception as e:
+        if retryable(e):
+            raise
+        return [chunk_failed(dataset, start, end, symbols, e, step="planning")]
     progress.plan(len(units))
     outcomes: list[UnitOutcome] = []
     for i in range(0, len(units), group):
         outcomes += run_units(env, units[i : i + group], window=(start, end))
     return outcomes
+
+
+def chunk_failed(
+    dataset: str,
+    start: date,
+    end: date,
+    symbols: tuple[str, ...] | None,
+    exc: BaseException,
+    *,
+    step: str,
+) -> UnitOutcome:
+    """A chunk that failed before its units were known: the summary says so (there is no
+    unit to give a ledger entry; the ledger keeps what it had, so a rerun tries again)."""
+    log.error("%s %s..%s: %s", dataset, start, end, failure_message(exc, step), exc_info=exc)
+    return UnitOutcome(
+        dataset=dataset,
+        date_key=end.isoformat(),
+        status=str(failure_status(exc)),
+        message=f"{start if start == end else f'{start}..{end}'}: {failure_message(exc, step)}",
+        symbols=list(symbols) if symbols else None,
+    )
+
+
+def fail_chunk(
+    env: RunEnv,
+    dataset: str,
+    start: date,
+    end: date,
+    symbols: tuple[str, ...] | None,
+    exc: BaseException,
+    *,
+    force: bool = False,
+) -> list[UnitOutcome]:
+    """A chunk whose task failed for good (retries exhausted): its pending units end with the
+    exception's status in the ledger, so the run's other chunks and its summary stand."""
+    try:
+        units = backfill_units(env, dataset, start, end, symbols, force=force)
+    except Exception:
+        units = []
+    if not units:
+        return [chunk_failed(dataset, start, end, symbols, exc, step="chunk")]
+    return fail_units(env, units, exc, step="chunk")
