@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from pitlake.errors import PitlakeError, VendorError, VendorNotConfiguredError, VendorRateLimitError
+from pitlake.vendors.akshare_replies import classify_failure
 from pitlake.vendors.classify import classify
 from pitlake.vendors.replay import endpoint_key, tags_for
 
@@ -320,7 +321,8 @@ class AkshareClient:
             )
         if "error" in outcome:
             exc = outcome["error"]
-            err = classify(self.vendor, exc, endpoint=endpoint)
+            # An empty reply akshare's parser trips over is "no rows" for this call only.
+            err = classify_failure(endpoint, exc)
             if err is exc:
                 raise err
             raise err from exc

@@ -36,6 +36,7 @@ from pitlake.errors import (
     VendorNotConfiguredError,
     VendorRateLimitError,
 )
+from pitlake.vendors.akshare_replies import classify_failure
 from pitlake.vendors.classify import classify
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,40 @@ NOT_READY_TEXT = "the requested date is not published yet"
 
 # ---------------------------------------------------------------- the per-endpoint filter table
 
+# pandas' KeyError when stock_info_global_em selects its columns from an empty list.
+GLOBAL_NEWS_NO_ROWS = (
+    "None of [Index(['title', 'summary', 'showTime', 'code'], dtype='str')] are in the [columns]"
+)
+
+# East Money's notice categories (the `symbol` of stock_notice_report, sent as `f_node`) and
+# the `column_name`s its answers carry, which akshare returns as 公告类型 (stock_notice.py:103).
+# A recorded answer carries the category it was asked for as `_symbol`; rows without that tag
+# (recorded before it existed) are matched on 公告类型 through this table. The names are the
+# ones East Money's notice pages list under each category [partly UNVERIFIED: not exhaustive].
+NOTICE_COLUMN_NAMES: dict[str, frozenset[str]] = {
+    "财务报告": frozenset(
+        {
+            "财务报告",
+            "年度报告全文",
+            "年度报告摘要",
+            "半年度报告全文",
+            "半年度报告摘要",
+            "一季度报告全文",
+            "一季度报告正文",
+            "三季度报告全文",
+            "三季度报告正文",
+            "业绩预告",
+            "业绩预告修正",
+            "业绩快报",
+            "业绩快报修正",
+            "定期报告更正",
+            "财务报告更正",
+        }
+    ),
+    "风险提示": frozenset({"风险提示", "股票交易异常波动", "风险提示性公告", "退市风险警示"}),
+    "重大事项": frozenset({"重大事项", "停牌公告", "复牌公告", "权益分派实施", "股东大会决议"}),
+}
+
 
 @dataclass(frozen=True)
 class Filter:
@@ -72,7 +107,9 @@ class Filter:
 
     kind: eq (string equality) | list (comma list, any of) | date (same day) |
           date_from / date_to (inclusive day bounds) | time_from / time_to (timestamp bounds) |
-          secucode (an EM F10 symbol `SH600519` against `600519.SH`)."""
+          secucode (an EM F10 symbol `SH600519` against `600519.SH`) |
+          notice_kind (an EM notice category: the `_symbol` tag, else 公告类型 in
+          NOTICE_COLUMN_NAMES)."""
 
     param: str
     column: str
@@ -84,7 +121,9 @@ class Filter:
 class EndpointSpec:
     filters: tuple[Filter, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)  # the vendor's parameter defaults
-    no_rows: str = "columns"  # columns | no_columns | type_error | value_error
+    # columns | no_columns | type_error | value_error | key_error:<key> (the library's own
+    # reply to "no rows", so the live client's reading of it is what replay exercises)
+    no_rows: str = "columns"
     date_column: str | None = None  # what `stale` moves back
     require: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # only these are held
     date_columns: tuple[str, ...] = ()  # AkShare: returned as datetime.date
@@ -142,7 +181,8 @@ _TS_TOP = EndpointSpec(
 )
 _EM_STATEMENT = EndpointSpec(
     filters=(Filter("symbol", "SECUCODE", "secucode"),),
-    no_rows="type_error",
+    # A company without periods: `{"data": []}` → KeyError (stock_three_report_em.py:160-161).
+    no_rows="key_error:REPORT_DATE",
     str_columns=(
         "SECUCODE",
         "SECURITY_CODE",
@@ -231,17 +271,22 @@ REPLAY_SPECS: dict[tuple[str, str], EndpointSpec] = {
     ("akshare", "stock_cash_flow_sheet_by_report_em"): _EM_STATEMENT,
     ("akshare", "stock_notice_report"): EndpointSpec(
         filters=(
-            Filter("symbol", "公告类型", unless=("全部",)),
+            Filter("symbol", "_symbol", "notice_kind", unless=("全部",)),
             Filter("date", "公告日期", "date"),
         ),
+        no_rows="key_error:代码",  # stock_notice.py:118 on zero hits (akfamily/akshare#6853)
         date_column="公告日期",
         date_columns=("公告日期",),
         str_columns=("代码",),
     ),
     ("akshare", "stock_news_em"): EndpointSpec(
-        filters=(Filter("symbol", "关键词"),), str_columns=("关键词",)
+        filters=(Filter("symbol", "关键词"),),
+        no_rows="key_error:code",  # news_stock.py:71-72 on zero hits
+        str_columns=("关键词",),
     ),
-    ("akshare", "stock_info_global_em"): EndpointSpec(),
+    ("akshare", "stock_info_global_em"): EndpointSpec(
+        no_rows=f"key_error:{GLOBAL_NEWS_NO_ROWS}"  # stock_info.py:79-80 on an empty list
+    ),
     ("akshare", "stock_lhb_detail_em"): EndpointSpec(
         filters=(
             Filter("start_date", "上榜日", "date_from"),
@@ -313,7 +358,9 @@ def tags_for(vendor: str, endpoint: str, params: Mapping[str, Any]) -> dict[str,
     return {
         f.column: params[f.param]
         for f in spec.filters
-        if f.column.startswith("_") and params.get(f.param) not in (None, "")
+        if f.column.startswith("_")
+        and params.get(f.param) not in (None, "")
+        and str(params[f.param]) not in f.unless
     }
 
 
@@ -627,7 +674,10 @@ class ReplayClient:
         try:
             return self._answer(endpoint, params)
         except Exception as exc:
-            err = classify(self.vendor, exc, endpoint=endpoint)
+            if self.vendor == "akshare":  # the live client's reading of akshare's failures
+                err = classify_failure(endpoint, exc)
+            else:
+                err = classify(self.vendor, exc, endpoint=endpoint)
             if err is exc:
                 raise
             raise err from exc
@@ -729,6 +779,9 @@ class ReplayClient:
             value = given if given not in (None, "") else defaults.get(f.param)
             if value in (None, "") or str(value) in f.unless:
                 continue
+            if f.kind == "notice_kind" and f.column not in frame.columns:
+                mask &= self._notice_kind(table, str(value))
+                continue
             if f.column not in frame.columns:
                 if given in (None, ""):
                     continue  # a vendor default the recording does not carry
@@ -768,12 +821,23 @@ class ReplayClient:
                 return pd.Series(False, index=keys.index)
             return (keys >= bound) if f.kind == "time_from" else (keys <= bound)
         keys = table.key(f.column, "str")
+        if f.kind == "notice_kind":  # tagged rows by their tag, untagged ones by 公告类型
+            tagged = (keys == str(value).strip()).fillna(False).astype(bool)
+            return tagged | (keys.isna() & self._notice_kind(table, str(value)))
         if f.kind == "list":
             wanted = [p.strip() for p in str(value).split(",") if p.strip()]
             return keys.isin(wanted).fillna(False).astype(bool)
         if f.kind == "secucode":
             return (keys == _secucode(str(value))).fillna(False).astype(bool)
         return (keys == str(value).strip()).fillna(False).astype(bool)
+
+    @staticmethod
+    def _notice_kind(table: _Table, category: str) -> pd.Series:
+        """Untagged notice rows: 公告类型 is East Money's column_name (一季度报告全文, …)."""
+        if "公告类型" not in table.frame.columns:
+            return pd.Series(False, index=table.frame.index)
+        names = NOTICE_COLUMN_NAMES.get(category, frozenset({category}))
+        return table.key("公告类型", "str").isin(names).fillna(False).astype(bool)
 
     def _stale_mask(
         self, table: _Table, spec: EndpointSpec | None, params: Mapping[str, Any], day: int
@@ -796,6 +860,8 @@ class ReplayClient:
             raise TypeError("'NoneType' object is not subscriptable")
         if kind == "value_error":
             raise ValueError("sina hfq factor not available")
+        if kind.startswith("key_error:"):
+            raise KeyError(kind.split(":", 1)[1])
         return self._project(table.frame.iloc[0:0], params)
 
     def _project(self, rows: pd.DataFrame, params: Mapping[str, Any]) -> pd.DataFrame:

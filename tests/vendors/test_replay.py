@@ -16,6 +16,7 @@ from pitlake.errors import (
     VendorPermissionError,
     VendorRateLimitError,
 )
+from pitlake.vendors.clients import Recorder
 from pitlake.vendors.replay import ReplaySource, date_int, endpoint_key, tags_for
 from tests.vendors.conftest import em_hist_row, ts_daily_row, write_error, write_table
 
@@ -240,7 +241,7 @@ def test_sina_bars_and_factors_filter_on_tags(replay_dir):
     assert str(none.value.__cause__) == "sina hfq factor not available"
 
 
-def test_em_statements_match_secucode_and_answer_no_rows_with_a_type_error(replay_dir):
+def test_em_statements_match_secucode_and_answer_no_rows_as_akshare_does(replay_dir):
     rows = [
         {
             "SECUCODE": "600519.SH",
@@ -259,7 +260,8 @@ def test_em_statements_match_secucode_and_answer_no_rows_with_a_type_error(repla
     assert frame["SECURITY_CODE"].item() == "600519"
     with pytest.raises(NoMarketDataError) as none:
         ak.call("stock_profit_sheet_by_report_em", symbol="SZ000001")
-    assert isinstance(none.value.__cause__, TypeError)
+    # akshare over `{"data": []}`: KeyError at stock_three_report_em.py:161
+    assert repr(none.value.__cause__) == "KeyError('REPORT_DATE')"
 
 
 def test_lhb_dates_compare_whatever_their_format(replay_dir):
@@ -291,6 +293,65 @@ def test_notice_report_all_types_and_by_date(replay_dir):
     assert list(ak.call("stock_notice_report", symbol="财务报告", date="20250619")["公告标题"]) == [
         "b"
     ]
+
+
+def test_notice_days_without_rows_raise_what_akshare_raises(replay_dir):
+    rows = [
+        {"代码": "000001", "公告类型": "一季度报告全文", "公告日期": "2025-06-18", "公告标题": "c"}
+    ]
+    write_table(replay_dir, "akshare", "stock_notice_report", rows)
+    ak = ReplaySource(replay_dir).client("akshare")
+    with pytest.raises(NoMarketDataError) as none:
+        ak.call("stock_notice_report", symbol="财务报告", date="20250621")  # a Saturday
+    assert repr(none.value.__cause__) == "KeyError('代码')"  # stock_notice.py:118
+
+
+def test_a_recorded_live_notice_answer_replays(replay_dir):
+    """Real answers fill 公告类型 from East Money's column_name, never with 财务报告."""
+    live = pd.DataFrame(
+        {
+            "代码": ["000001", "600519"],
+            "名称": ["平安银行", "贵州茅台"],
+            "公告标题": ["平安银行:2025年一季度报告", "贵州茅台:2025年第一季度报告"],
+            "公告类型": ["一季度报告全文", "一季度报告全文"],
+            "公告日期": [date(2025, 4, 19), date(2025, 4, 19)],
+            "网址": ["u1", "u2"],
+        }
+    )
+    Recorder(replay_dir, "akshare").append(
+        "stock_notice_report", {"symbol": "财务报告", "date": "20250419"}, live
+    )
+    recorded = (replay_dir / "akshare" / "stock_notice_report.jsonl").read_text(encoding="utf-8")
+    assert '"_symbol": "财务报告"' in recorded
+    ak = ReplaySource(replay_dir).client("akshare")
+    got = ak.call("stock_notice_report", symbol="财务报告", date="20250419")
+    assert list(got["代码"]) == ["000001", "600519"]
+    assert "_symbol" not in got.columns
+    with pytest.raises(NoMarketDataError):
+        ak.call("stock_notice_report", symbol="重大事项", date="20250419")
+
+
+def test_untagged_notice_rows_match_their_east_money_column_name(replay_dir):
+    rows = [
+        {"代码": "000001", "公告类型": "一季度报告全文", "公告日期": "2025-04-19", "公告标题": "a"},
+        {"代码": "600519", "公告类型": "停牌公告", "公告日期": "2025-04-19", "公告标题": "b"},
+    ]
+    write_table(replay_dir, "akshare", "stock_notice_report", rows)
+    ak = ReplaySource(replay_dir).client("akshare")
+    got = ak.call("stock_notice_report", symbol="财务报告", date="20250419")
+    assert list(got["公告标题"]) == ["a"]
+
+
+def test_news_and_global_feed_without_rows_raise_what_akshare_raises(replay_dir):
+    write_table(replay_dir, "akshare", "stock_news_em", [{"关键词": "600519", "新闻标题": "t"}])
+    write_table(replay_dir, "akshare", "stock_info_global_em", [])
+    ak = ReplaySource(replay_dir).client("akshare")
+    with pytest.raises(NoMarketDataError) as none:
+        ak.call("stock_news_em", symbol="000001")
+    assert repr(none.value.__cause__) == "KeyError('code')"  # news_stock.py:72
+    with pytest.raises(NoMarketDataError) as none:
+        ak.call("stock_info_global_em")
+    assert "are in the [columns]" in str(none.value.__cause__)  # stock_info.py:80
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])

@@ -1,0 +1,245 @@
+"""What a failure inside an AkShare function says about the reply it was parsing.
+
+akshare 1.19.5 often answers "no rows" by raising from its own parser: `stock_notice_report` on a
+day without notices raises `KeyError('代码')`, `stock_news_em` on a symbol without hits
+`KeyError('code')`, a company without periods `KeyError('REPORT_DATE')` (vendor-reference.md
+§7a). The same exception types also mean "the vendor changed its format". Two things tell them
+apart, and both are used:
+
+1. The **signature**: which exception, with which key or text, each function raises on an empty
+   reply (`EMPTY_SIGNS`, read from the installed akshare source; cited per entry).
+2. The **reply itself**: a live failure carries the akshare function's frame, whose locals hold
+   the parsed reply (`data_json`, `big_df`, …). When that frame is there, the reply's row
+   container must really be empty; a non-empty reply that fails to parse is a typed
+   `VendorError` naming the field, the function and the akshare line, never "no data".
+   A failure without akshare frames (the replay source raising the library's empty-reply
+   exception) is judged by the signature alone.
+
+The same frame also holds the HTTP response the parser choked on: an HTTP 429 there is a rate
+limit (with the server's Retry-After), any other 4xx/5xx a blocked or failing upstream.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import FrameType, TracebackType
+from typing import Any
+
+import pandas as pd
+
+from pitlake.errors import (
+    NoMarketDataError,
+    PitlakeError,
+    VendorError,
+    VendorRateLimitError,
+)
+from pitlake.vendors.classify import classify
+
+VENDOR = "akshare"
+_NONE_SUBSCRIPT = "'NoneType' object is not subscriptable"
+_PARSER_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+_RESPONSE_LOCALS = ("r", "res", "resp", "response")
+DEFAULT_RETRY_AFTER = 60.0
+
+
+@dataclass(frozen=True)
+class EmptySign:
+    """How one akshare function fails on an empty reply.
+
+    `raises`: (exception type, key or text fragment) pairs; a KeyError matches on its key (or
+    a fragment of pandas' "None of [...] are in the [columns]" text), others on their text.
+    `rows`: the frame local holding the reply's rows and the path to them inside it; a missing
+    key or a None on the way means "no rows" too (East Money drops empty containers)."""
+
+    raises: tuple[tuple[type[BaseException], str], ...]
+    rows: tuple[str, tuple[str, ...]]
+    source: str  # the akshare lines that define it
+
+
+_STATEMENT = EmptySign(
+    raises=((KeyError, "REPORT_DATE"), (KeyError, "data")),
+    rows=("data_json", ("data",)),
+    source="stock_feature/stock_three_report_em.py:53-54,160-161,311-312",
+)
+
+EMPTY_SIGNS: dict[str, EmptySign] = {
+    "stock_notice_report": EmptySign(
+        raises=((KeyError, "代码"), (TypeError, _NONE_SUBSCRIPT)),
+        rows=("data_json", ("data", "list")),
+        source="stock_fundamental/stock_notice.py:63-65,76,118 (akfamily/akshare#6853)",
+    ),
+    "stock_news_em": EmptySign(
+        raises=((KeyError, "code"), (KeyError, "cmsArticleWebOld")),
+        rows=("data_json", ("result", "cmsArticleWebOld")),
+        source="news/news_stock.py:67-72",
+    ),
+    "stock_info_global_em": EmptySign(
+        raises=((KeyError, "are in the [columns]"),),
+        rows=("data_json", ("data", "fastNewsList")),
+        source="stock_feature/stock_info.py:79-81",
+    ),
+    "stock_profit_sheet_by_report_em": _STATEMENT,
+    "stock_balance_sheet_by_report_em": _STATEMENT,
+    "stock_cash_flow_sheet_by_report_em": _STATEMENT,
+    "stock_lhb_detail_em": EmptySign(
+        raises=((TypeError, _NONE_SUBSCRIPT),),
+        rows=("data_json", ("result", "data")),
+        source="stock_feature/stock_lhb_em.py:44-46",
+    ),
+    "stock_lhb_stock_detail_em": EmptySign(
+        raises=((TypeError, _NONE_SUBSCRIPT), (ValueError, "Length mismatch")),
+        rows=("data_json", ("result", "data")),
+        source="stock_feature/stock_lhb_em.py:801-808",
+    ),
+    "stock_zh_a_hist_tx": EmptySign(
+        raises=((IndexError, "out-of-bounds"),),
+        rows=("big_df", ()),
+        source="stock_feature/stock_hist_tx.py:83-93",
+    ),
+    "stock_zh_a_daily": EmptySign(
+        raises=((KeyError, "date"),),
+        rows=("dict_list", ()),
+        source="stock/stock_zh_a_sina.py:186-190",
+    ),
+}
+
+
+# ---------------------------------------------------------------- the failing akshare frame
+
+
+def _frames(tb: TracebackType | None) -> Iterator[tuple[FrameType, int]]:
+    while tb is not None:
+        yield tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
+
+
+def _akshare_frames(exc: BaseException) -> list[tuple[FrameType, int]]:
+    """akshare's own frames of the traceback, outermost first."""
+    return [
+        (f, line)
+        for f, line in _frames(exc.__traceback__)
+        if str(f.f_globals.get("__name__", "")).startswith("akshare.")
+    ]
+
+
+def _local(frames: list[tuple[FrameType, int]], name: str) -> tuple[bool, Any]:
+    for frame, _ in reversed(frames):  # the innermost frame that has it
+        if name in frame.f_locals:
+            return True, frame.f_locals[name]
+    return False, None
+
+
+def _no_rows_at(value: Any, path: tuple[str, ...]) -> bool:
+    for key in path:
+        if not isinstance(value, dict) or value.get(key) is None:
+            return True
+        value = value[key]
+    if isinstance(value, pd.DataFrame):
+        return value.empty
+    if isinstance(value, list | tuple | dict | str):
+        return len(value) == 0
+    return value is None
+
+
+def _signature_matches(sign: EmptySign, exc: BaseException) -> bool:
+    for kind, fragment in sign.raises:
+        if not isinstance(exc, kind):
+            continue
+        if isinstance(exc, KeyError) and exc.args and exc.args[0] == fragment:
+            return True
+        if fragment in str(exc):
+            return True
+    return False
+
+
+def empty_reply(endpoint: str, exc: BaseException) -> bool:
+    """True when `exc` is how akshare's `endpoint` answers a reply without rows."""
+    sign = EMPTY_SIGNS.get(endpoint)
+    if sign is None or not _signature_matches(sign, exc):
+        return False
+    frames = _akshare_frames(exc)
+    if not frames:
+        return True  # raised as the library raises it, by a replay or a stub
+    name, path = sign.rows
+    found, value = _local(frames, name)
+    return found and _no_rows_at(value, path)
+
+
+def _where(frames: list[tuple[FrameType, int]]) -> str:
+    frame, line = frames[-1]
+    path = frame.f_code.co_filename.replace("\\", "/")
+    rel = path.split("/akshare/", 1)[-1] if "/akshare/" in path else path
+    return f"akshare/{rel}:{line} in {frame.f_code.co_name}"
+
+
+def _field(exc: BaseException) -> str:
+    if isinstance(exc, KeyError) and exc.args:
+        return f"field {exc.args[0]!r}"
+    match = re.search(r"'([^']+)'", str(exc))
+    return f"field {match.group(1)!r}" if match else "its reply"
+
+
+def _status_error(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
+    """The HTTP status of the reply the parser was reading, when it is an error status."""
+    for name in _RESPONSE_LOCALS:
+        found, resp = _local(frames, name)
+        status = getattr(resp, "status_code", None) if found else None
+        if isinstance(status, int) and status >= 400:
+            kw: dict[str, Any] = {"vendor": VENDOR, "endpoint": endpoint}
+            if status == 429:
+                return VendorRateLimitError(
+                    f"HTTP 429 from {_host(resp)}", retry_after=_retry_after(resp), **kw
+                )
+            return VendorError(
+                f"HTTP {status} from {_host(resp)} (blocked or failing upstream)",
+                retryable=status >= 500 or status in (403, 408),
+                **kw,
+            )
+    return None
+
+
+def _host(resp: Any) -> str:
+    url = str(getattr(resp, "url", "") or "")
+    return url.split("/")[2] if url.count("/") >= 2 else "the vendor"
+
+
+def _retry_after(resp: Any) -> float:
+    headers = getattr(resp, "headers", None) or {}
+    try:
+        return max(0.0, float(headers.get("Retry-After", DEFAULT_RETRY_AFTER)))
+    except (TypeError, ValueError):
+        return DEFAULT_RETRY_AFTER
+
+
+def classify_failure(endpoint: str, exc: BaseException) -> PitlakeError:
+    """An exception raised by (or on behalf of) akshare's `endpoint` → a typed error.
+
+    Empty reply → NoMarketDataError for this call only. A parser failure on a reply with an
+    HTTP error status → rate limit / upstream error. A parser failure on a real reply → the
+    classifier's VendorError, its message naming the field, the function and the akshare line.
+    Everything else → `classify` unchanged."""
+    if isinstance(exc, PitlakeError):
+        return classify(VENDOR, exc, endpoint=endpoint)
+    if empty_reply(endpoint, exc):
+        return NoMarketDataError(
+            f"no rows ({type(exc).__name__} {exc} on an empty reply)",
+            vendor=VENDOR,
+            endpoint=endpoint,
+        )
+    frames = _akshare_frames(exc)
+    if frames and isinstance(exc, _PARSER_ERRORS):
+        status = _status_error(endpoint, frames)
+        if status is not None:
+            return status
+    err = classify(VENDOR, exc, endpoint=endpoint)
+    if (
+        frames
+        and isinstance(exc, _PARSER_ERRORS)
+        and isinstance(err, VendorError)
+        and not isinstance(err, NoMarketDataError)
+    ):
+        err.message = f"{err.message} — {endpoint} could not read {_field(exc)} ({_where(frames)})"
+        err.args = (err.message,)
+    return err
