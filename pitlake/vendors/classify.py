@@ -75,6 +75,19 @@ def _http_status(exc: BaseException) -> int | None:
 # ---------------------------------------------------------------- Tushare
 
 
+_QUOTA_TEXT = re.compile(r"每(分钟|小时|天)最多访问该接口\s*(\d+)\s*次")
+_QUOTA_WINDOW = {"分钟": _PER_MINUTE, "小时": _PER_HOUR, "天": 86400.0}
+
+
+def rate_quota(message: str) -> tuple[int, float] | None:
+    """(calls, window seconds) named by a Tushare rate-limit refusal
+    (`抱歉，您每分钟最多访问该接口500次…` → (500, 60.0)); None when it names none."""
+    m = _QUOTA_TEXT.search(message or "")
+    if m is None:
+        return None
+    return int(m.group(2)), _QUOTA_WINDOW[m.group(1)]
+
+
 def tushare_message_error(message: str, *, endpoint: str = "") -> VendorError:
     """A Tushare server message (`code != 0`) → typed error. Order matters: the rate-limit
     text also contains 权限 ("权限的具体详情访问…")."""

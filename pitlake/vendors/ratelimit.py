@@ -6,10 +6,24 @@ shared by every endpoint of a vendor, plus an extra bucket for each endpoint wit
 a call takes a token from both. It is thread-safe, and its clock and sleep are injectable so tests
 never wait.
 
+The rates configured are the vendor's quotas; pitlake paces `margin` below them (5 % for
+Tushare), because a bucket at exactly the quota meets it: the vendor counts a call when it
+arrives, and threads, latency and a busy CPU bunch arrivals that left the bucket evenly spaced
+(one refusal in a 729-call peak night, benchmarks/README.md "Nightly").
+
+When the vendor refuses anyway, `RateLimiter.refused` says how long its window needs: Tushare
+names the quota (`每分钟最多访问该接口N次`), so the wait is until the N-th most recent call this
+limiter saw answered has left the 60-s window (at least one quota slot, 60/N s), not a whole
+window. The endpoint is held that long for every thread, so the others do not spend calls on
+refusals meanwhile. A refusal our own calls cannot explain (other processes on the token, a
+daily quota) keeps the classifier's wait.
+
 Configuration (calls per minute; 0 disables the limit):
-    PITLAKE_TUSHARE_PER_MIN, PITLAKE_AKSHARE_PER_MIN            vendor-wide rate
+    PITLAKE_TUSHARE_PER_MIN, PITLAKE_AKSHARE_PER_MIN            vendor-wide quota
     PITLAKE_TUSHARE_BURST, PITLAKE_AKSHARE_BURST                bucket size (calls at once)
-    PITLAKE_TUSHARE_PER_MIN_<ENDPOINT>  (e.g. ..._PER_MIN_INCOME=180)   one endpoint's rate
+    PITLAKE_TUSHARE_PER_MIN_<ENDPOINT>  (e.g. ..._PER_MIN_INCOME=200)   one endpoint's quota
+    PITLAKE_TUSHARE_RATE_MARGIN, PITLAKE_AKSHARE_RATE_MARGIN    fraction below the quota to
+                                                                pace at (0.05 = 5 %; 0 = at it)
 """
 
 from __future__ import annotations
@@ -17,6 +31,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -28,27 +43,40 @@ Sleep = Callable[[float], None]
 
 @dataclass(frozen=True)
 class RateConfig:
-    """Calls per minute for a vendor, a burst size, and per-endpoint overrides."""
+    """A vendor's quota in calls per minute, a burst size, per-endpoint quotas, and the
+    fraction below the quotas to pace at."""
 
     per_min: float
     burst: float = 1.0
     endpoints: Mapping[str, float] = field(default_factory=dict)
+    margin: float = 0.0
 
     @property
     def unlimited(self) -> bool:
         return self.per_min <= 0
 
+    def paced(self, quota_per_min: float) -> float:
+        """The rate the bucket runs at for a quota."""
+        return quota_per_min * (1.0 - self.margin)
 
-# Below the vendors' documented quotas, so a run never meets the limit under normal use.
+
+DEFAULT_MARGIN = 0.05
+# Tushare's per-endpoint quotas (≈500/min at the basic tier, 200/min for statements at 2000
+# points); the buckets run DEFAULT_MARGIN below them.
 DEFAULT_RATES: dict[str, RateConfig] = {
     "tushare": RateConfig(
-        per_min=400,
+        per_min=500,
         burst=10,
-        endpoints={"income": 180, "balancesheet": 180, "cashflow": 180},
+        endpoints={"income": 200, "balancesheet": 200, "cashflow": 200},
+        margin=DEFAULT_MARGIN,
     ),
-    # East Money blocks after bursts; AkShare is the fallback, so slow and steady.
+    # East Money publishes no quota but blocks after bursts; AkShare is the fallback, so
+    # slow and steady (these rates are pitlake's own choice: no margin on top).
     "akshare": RateConfig(per_min=30, burst=3),
 }
+
+# Completed calls remembered per endpoint for `RateLimiter.refused` (above any quota we meet).
+SERVED_MEMORY = 2000
 
 
 def _env_float(env: Mapping[str, str], name: str) -> float | None:
@@ -71,6 +99,11 @@ def rate_config(vendor: str, env: Mapping[str, str] | None = None) -> RateConfig
     prefix = f"PITLAKE_{vendor.upper()}_"
     per_min = _env_float(env, prefix + "PER_MIN")
     burst = _env_float(env, prefix + "BURST")
+    margin = _env_float(env, prefix + "RATE_MARGIN")
+    if margin is not None and margin >= 1:
+        raise InvalidArgumentsError(
+            f"{prefix}RATE_MARGIN={margin:g}: a fraction below 1 (0.05 paces 5 % under the quota)"
+        )
     endpoints = dict(base.endpoints)
     for name in list(env):
         if name.startswith(prefix + "PER_MIN_"):
@@ -82,6 +115,7 @@ def rate_config(vendor: str, env: Mapping[str, str] | None = None) -> RateConfig
         per_min=base.per_min if per_min is None else per_min,
         burst=base.burst if burst is None else max(burst, 1.0),
         endpoints=endpoints,
+        margin=base.margin if margin is None else margin,
     )
 
 
@@ -135,7 +169,9 @@ class TokenBucket:
 
 
 class RateLimiter:
-    """One vendor's buckets: the shared one, plus one per endpoint with its own limit."""
+    """One vendor's buckets: the shared one, plus one per endpoint with its own limit, each
+    `config.margin` below its quota; and, per endpoint, when its recent calls were answered
+    and until when a refusal holds it."""
 
     def __init__(
         self,
@@ -145,16 +181,23 @@ class RateLimiter:
         sleep: Sleep = time.sleep,
     ) -> None:
         self.config = config
+        self._clock = clock
+        self._sleep = sleep
         self._shared = (
             None
             if config.unlimited
-            else TokenBucket(config.per_min, config.burst, clock=clock, sleep=sleep)
+            else TokenBucket(config.paced(config.per_min), config.burst, clock=clock, sleep=sleep)
         )
         self._endpoints: dict[str, TokenBucket] = {
-            name: TokenBucket(rate, min(config.burst, rate), clock=clock, sleep=sleep)
+            name: TokenBucket(config.paced(rate), min(config.burst, rate), clock=clock, sleep=sleep)
             for name, rate in config.endpoints.items()
             if rate > 0 and not config.unlimited
         }
+        self._lock = threading.Lock()
+        self._served: dict[str, deque[float]] = {}
+        self._held_until: dict[str, float] = {}
+        self._hold_set_at: dict[str, float] = {}
+        self.refusals = 0  # diagnostics: refusals seen
 
     @classmethod
     def for_vendor(
@@ -173,11 +216,81 @@ class RateLimiter:
         return cls(RateConfig(per_min=0))
 
     def acquire(self, endpoint: str) -> float:
-        """Wait for the endpoint's bucket (if it has one) and the vendor's; seconds waited."""
+        """Wait out a refusal's hold, then for the endpoint's bucket (if it has one) and the
+        vendor's; seconds waited."""
         waited = 0.0
+        while (hold := self._hold_left(endpoint)) > 0:
+            self._sleep(hold)
+            waited += hold
         bucket = self._endpoints.get(endpoint.lower())
         if bucket is not None:
             waited += bucket.acquire()
         if self._shared is not None:
             waited += self._shared.acquire()
         return waited
+
+    # ------------------------------------------------------------ refusals
+
+    def _hold_left(self, endpoint: str) -> float:
+        with self._lock:
+            until = self._held_until.get(endpoint.lower())
+        return 0.0 if until is None else max(0.0, until - self._clock())
+
+    def served(self, endpoint: str) -> None:
+        """A call to `endpoint` was answered (so the vendor counted it by now)."""
+        if self.config.unlimited:
+            return
+        now = self._clock()
+        with self._lock:
+            log = self._served.setdefault(endpoint.lower(), deque(maxlen=SERVED_MEMORY))
+            log.append(now)
+
+    def now(self) -> float:
+        """The limiter's clock (a call's start, for `refused`)."""
+        return self._clock()
+
+    def refused(
+        self,
+        endpoint: str,
+        quota: tuple[int, float] | None,
+        fallback: float | None,
+        *,
+        started: float | None = None,
+    ) -> float | None:
+        """The vendor refused a call to `endpoint` that started at `started`: the seconds
+        until its window has room, and the endpoint is held that long for every caller.
+
+        `quota` is the vendor's (calls, window seconds) when its refusal names them. When this
+        limiter saw at least half that many calls answered within the window, the refusal is
+        our own calls bunching: room comes when the oldest of them leaves the window (at least
+        one quota slot away). A call that started before the current hold was placed waits
+        the same hold out. A call refused again after waiting one out, with nothing answered
+        in between, means the window is not what we think (a fixed minute, other clients on
+        the token): it waits `fallback`, the classifier's whole window. Otherwise too."""
+        if self.config.unlimited or quota is None or fallback is None:
+            return fallback
+        calls, window = quota
+        if calls < 1 or window <= 0:
+            return fallback
+        now = self._clock()
+        key = endpoint.lower()
+        slot = window / calls
+        with self._lock:
+            self.refusals += 1
+            set_at = self._hold_set_at.get(key)
+            until = self._held_until.get(key, now)
+            if set_at is not None and started is not None and started < set_at:
+                return max(until - now, slot)  # concurrent with the refusal that set the hold
+            log = self._served.get(key) or deque()
+            recent = [t for t in log if t > now - window]
+            answered_since_hold = bool(log) and set_at is not None and log[-1] >= set_at
+            repeated = set_at is not None and now - set_at < window and not answered_since_hold
+            if repeated and started is not None:
+                wait = fallback
+            elif len(recent) * 2 >= calls:
+                wait = max(recent[0] + window - now, slot)
+            else:
+                wait = fallback
+            self._hold_set_at[key] = now
+            self._held_until[key] = max(until, now + wait)
+            return wait

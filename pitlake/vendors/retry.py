@@ -37,7 +37,7 @@ from pitlake.errors import (
     VendorRateLimitError,
 )
 from pitlake.vendors.base import VendorClient
-from pitlake.vendors.classify import check_reply, classify
+from pitlake.vendors.classify import check_reply, classify, rate_quota
 from pitlake.vendors.ratelimit import Clock, RateLimiter, Sleep
 
 T = TypeVar("T")
@@ -197,6 +197,7 @@ class ResilientClient:
         def once() -> pd.DataFrame:
             nonlocal attempts
             self.bucket.acquire(endpoint)
+            started = self.bucket.now()
             attempts += 1
             try:
                 if self._in_flight is None:
@@ -208,9 +209,15 @@ class ResilientClient:
                 err = self._typed(exc, endpoint)
                 if isinstance(err, VendorNotConfiguredError):
                     attempts -= 1  # nothing was asked of the vendor
+                if isinstance(err, VendorRateLimitError) and err.retryable:
+                    # wait only as long as the vendor's window needs (ratelimit.py)
+                    err.retry_after = self.bucket.refused(
+                        endpoint, rate_quota(err.message), err.retry_after, started=started
+                    )
                 if err is exc:
                     raise
                 raise err from exc
+            self.bucket.served(endpoint)
             return check_reply(self.vendor, endpoint, frame)
 
         try:

@@ -246,3 +246,15 @@ def test_check_reply_turns_non_data_answers_into_errors():
         check_reply("akshare", "news_cctv", None)
     empty_with_columns = pd.DataFrame(columns=["ts_code", "trade_date"])
     assert check_reply("tushare", "daily", empty_with_columns) is empty_with_columns
+
+
+def test_rate_quota_reads_the_calls_and_window_a_refusal_names():
+    from pitlake.vendors.classify import rate_quota
+
+    assert rate_quota(
+        "抱歉，您每分钟最多访问该接口500次，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"
+    ) == (500, 60.0)
+    assert rate_quota("抱歉，您每小时最多访问该接口2次") == (2, 3600.0)
+    assert rate_quota("抱歉，您每天最多访问该接口10000次") == (10000, 86400.0)
+    assert rate_quota("抱歉，您访问接口(stock_basic)频率超限") is None
+    assert rate_quota("") is None
