@@ -42,6 +42,7 @@ from pitlake.vendors.base import (
     json_text,
 )
 from pitlake.vendors.news_id import headline, news_id
+from pitlake.vendors.tushare import UNIT_CHECK_TOLERANCE  # one tolerance for both adapters
 from schemas.dragon_tiger import FUTURE_COLUMN_MARKERS
 from schemas.financials import STATEMENTS, vendor_map
 
@@ -192,6 +193,22 @@ def _days(series: pd.Series, endpoint: str, what: str) -> list[date]:
     return out  # type: ignore[return-value]
 
 
+def _check_unit_scale(ratio: pd.Series, what: str, endpoint: str) -> None:
+    """A quantity that should equal another, off by a unit factor (a 100× volume slip when a
+    source switches 手/股 between versions) → a typed failure, never stored. As Tushare's."""
+    ratio = ratio[ratio.notna() & (ratio > 0) & ratio.map(math.isfinite)]
+    if ratio.empty:
+        return
+    median = float(ratio.median())
+    if not (1 / UNIT_CHECK_TOLERANCE <= median <= UNIT_CHECK_TOLERANCE):
+        raise VendorError(
+            f"unit drift: {what} is {median:.4g}× what it should be",
+            vendor=VENDOR,
+            endpoint=endpoint,
+            retryable=False,
+        )
+
+
 def _num(frame: pd.DataFrame, column: str) -> pd.Series:
     return pd.to_numeric(frame[column], errors="coerce").astype("float64")
 
@@ -265,6 +282,10 @@ class AkshareAdapter(Adapter):
         """A column-less frame (East Money's "no data") becomes NoMarketDataError, never data;
         look-ahead columns are dropped before anything keeps the frame."""
         frame = self.client.call(query.endpoint, **query.params)
+        if frame is None:  # some akshare functions answer "nothing" with None
+            raise NoMarketDataError(
+                f"no data for {query.params} (None)", vendor=VENDOR, endpoint=query.endpoint
+            )
         if not isinstance(frame, pd.DataFrame):
             raise VendorError(
                 f"expected a DataFrame, got {type(frame).__name__}",
@@ -387,6 +408,7 @@ class AkshareAdapter(Adapter):
                     raise NoMarketDataError(
                         f"no bars for {q.params}", vendor=VENDOR, endpoint=endpoint
                     )
+                self._bars(req, RawResponse(VENDOR, q, frame, fetched_at))  # units plausible
             except VendorError as e:
                 log.info(
                     "akshare %s %s failed (%s); trying the next source",
@@ -428,7 +450,10 @@ class AkshareAdapter(Adapter):
                 out["volume"] = units.lots_to_shares(out["volume"])
         first, last = self._window(req)
         keep = out["trade_date"].map(lambda d: first <= d <= last).astype(bool)
-        return out[keep]
+        out = out[keep]
+        vwap = out["amount"] / out["volume"].where(out["volume"] > 0)
+        _check_unit_scale(vwap / out["close"], f"{symbol} amount ÷ volume vs close", endpoint)
+        return out
 
     # ------------------------------------------------------------ adj_factors
 

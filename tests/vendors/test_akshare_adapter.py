@@ -168,9 +168,9 @@ def test_tencent_volume_bug_corrected_only_for_sz000():
 def test_quotes_keep_only_requested_dates():
     tx = tencent_bars(
         [
-            ("2025-05-30", 10.0, 10.1, 10.2, 9.9, 100, 0.001, 1e6),
-            ("2025-06-03", 10.1, 10.3, 10.4, 10.0, 200, 0.002, 2e6),
-            ("2025-06-04", 10.3, 10.2, 10.5, 10.1, 300, 0.003, 3e6),  # e.g. a live partial bar
+            ("2025-05-30", 10.0, 10.1, 10.2, 9.9, 100, 0.001, 1.01e3),
+            ("2025-06-03", 10.1, 10.3, 10.4, 10.0, 200, 0.002, 2.06e3),
+            ("2025-06-04", 10.3, 10.2, 10.5, 10.1, 300, 0.003, 3.06e3),  # a live partial bar
         ]
     )
     out, _ = fetch({TENCENT_BARS: tx}, dataset="quotes", trade_date=DAY, symbols=("300750.SZ",))
@@ -178,7 +178,7 @@ def test_quotes_keep_only_requested_dates():
 
 
 def test_quotes_use_the_universe_when_no_symbols():
-    em = em_bars("600519", [("2025-06-03", 1, 1, 1, 1, 1, 1, 0, 0)])
+    em = em_bars("600519", [("2025-06-03", 1, 1, 1, 1, 1, 100, 0, 0)])  # 1 手 at 1 元
     out, client = fetch(
         {EM_BARS: by_symbol({"600519": em})},
         dataset="quotes",
@@ -703,4 +703,52 @@ def test_valuation_is_not_offered():
 
 def test_non_frame_answer_is_a_vendor_error():
     with pytest.raises(VendorError, match="DataFrame"):
+        fetch({"tool_trade_date_hist_sina": lambda: "<html>"}, dataset="calendar")
+
+
+def test_a_none_answer_is_no_data():
+    with pytest.raises(NoMarketDataError, match="None"):
         fetch({"tool_trade_date_hist_sina": lambda: None}, dataset="calendar")
+
+
+# ---------------------------------------------------------------- unit plausibility
+
+
+def _em_day(volume_lots: float) -> pd.DataFrame:
+    # close 10 元, 1,000 手 = 100,000 股 traded for 1,000,000 元: VWAP 10 元
+    return em_bars("600519", [("2025-06-03", 10.0, 10.0, 10.2, 9.8, volume_lots, 1e6, 0.5, 0.1)])
+
+
+def test_bars_with_a_100x_volume_slip_are_never_served():
+    """Every source off by 100× (volume in 股 where 手 is read) → a typed VendorError."""
+    slipped = _em_day(1e5)  # 100,000 "手": really shares
+    sina = sina_bars([("2025-06-03", 10.0, 10.2, 9.8, 10.0, 1e3, 1e6, 0.001)])  # 股 read as 手
+    with pytest.raises(VendorError, match="unit drift") as err:
+        fetch(
+            {EM_BARS: slipped, SINA_BARS: sina, TENCENT_BARS: tencent_bars([])},
+            dataset="quotes",
+            trade_date=DAY,
+            symbols=("600519.SH",),
+        )
+    assert not isinstance(err.value, NoMarketDataError)
+    assert err.value.retryable is False
+
+
+def test_a_source_with_drifted_units_gives_way_to_the_next():
+    slipped = _em_day(1e5)
+    sina = sina_bars([("2025-06-03", 10.0, 10.2, 9.8, 10.0, 1e5, 1e6, 0.001)])
+    out, client = fetch(
+        {EM_BARS: slipped, SINA_BARS: sina},
+        dataset="quotes",
+        trade_date=DAY,
+        symbols=("600519.SH",),
+    )
+    assert client.endpoints() == [EM_BARS, SINA_BARS]
+    assert out.frame["volume"].item() == 1e5  # shares, from Sina
+
+
+def test_plausible_units_pass():
+    out, _ = fetch(
+        {EM_BARS: _em_day(1e3)}, dataset="quotes", trade_date=DAY, symbols=("600519.SH",)
+    )
+    assert out.frame["volume"].item() == 1e5  # 1,000 手 → 100,000 股
