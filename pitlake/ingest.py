@@ -35,6 +35,7 @@ from pitlake.errors import (
 )
 from pitlake.lake.catalog import SUCCESSFUL_FETCH, WHOLE_MARKET, Catalog
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
+from pitlake.lake.lease import coordinator_for
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import iso_beijing
@@ -186,6 +187,9 @@ class RunEnv:
         self.source = source
         self.run_id = run_id
         self.catalog = Catalog(catalog_url, lake_root=None if self.store.remote else self.lake_root)
+        # Each partition's read-merge-write-record also holds the partition in the catalog, so
+        # ingest hosts sharing it cannot lose each other's rows (pitlake.lake.lease).
+        self.store.coordinator = coordinator_for(self.catalog)
         extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
         self.store.sweep_orphans()  # temp files of writers killed mid-write (logged)
         # Raw capture keeps live answers so the lake can be rebuilt without refetching; a
@@ -725,7 +729,7 @@ def _write_group(
     frame = pd.concat([batches[i].frame for i in idx], ignore_index=True)
     result = env.store.write(ds, frame, run_id=env.run_id, ingested_at=now_beijing())
     for p in result.partitions:
-        if p.value in result.written:
+        if p.value in result.written and not result.recorded:  # recorded inside the hold
             env.catalog.record_partition_file(
                 ds, p.value, p.path, p.rows, p.sha256, run_id=env.run_id
             )
