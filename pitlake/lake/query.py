@@ -1055,6 +1055,25 @@ class Lake:
             table=_calendar_table(rows),
         )
 
+    # ================================================================ point-in-time SQL
+
+    def duckdb(self, as_of: str | date | datetime | None = None, *, as_ingested: Any = None) -> Any:
+        """A DuckDB connection whose views (quotes, financials, …, quotes_qfq) hold exactly
+        what was public at the cutoff, with file access off (`pitlake.lake.pit_sql`). A pinned
+        Lake clamps the cutoff. The caller closes it."""
+        from pitlake.lake import pit_sql
+
+        return pit_sql.open_for(self, as_of, as_ingested)
+
+    def sql(
+        self, query: str, as_of: str | date | datetime | None = None, *, as_ingested: Any = None
+    ) -> Result:
+        """One SQL statement over the point-in-time views at the cutoff, answered as a Result
+        (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`)."""
+        from pitlake.lake import pit_sql
+
+        return pit_sql.answer(self, query, as_of, as_ingested)
+
     # ================================================================ envelope pieces
 
     @staticmethod

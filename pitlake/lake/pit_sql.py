@@ -1,0 +1,261 @@
+"""Point-in-time SQL: a DuckDB connection whose views hold exactly what was public at a cutoff.
+
+Per dataset (`quotes`, `adj_factors`, `valuation`, `financials`, `news`, `dragon_tiger`):
+- `<dataset>_versions`: every stored version with `known_at <= T` (and `ingested_at <= the
+  as-ingested instant`, if given), the bitemporal history as it could be seen at T;
+- `<dataset>`: the newest of those versions per key (ties on known_at go to the later
+  ingestion, as `Lake` reads do).
+And `quotes_qfq` / `quotes_hfq` (prices adjusted with the factors known at T, qfq anchored at the
+latest of them), and `calendar` (XSHG days: the offline exchange calendar where it reaches, the
+stored vendor calendar known at T beyond it).
+
+Why it cannot read the future: each `_versions` relation is a pyarrow dataset registered with the
+visibility filter already applied, so even the relation itself holds no later row; and after the
+views exist the connection runs with `enable_external_access = false` and a locked
+configuration, so no `read_parquet`, `COPY`, `ATTACH` or extension can reach the raw files.
+(DuckDB 2 re-binds a view at each query, so views over `read_parquet` stop working once file
+access is off — measured; that is why the scans go through registered Arrow datasets.)
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+
+from pitlake.calendar import FIRST_SESSION, XSHG
+from pitlake.envelope import DateStatus, Result, ResultStatus
+from pitlake.lake.sql import ident
+from pitlake.lake.store import LakeStore
+from schemas import SCHEMAS, DatasetSchema
+
+if TYPE_CHECKING:
+    from pitlake.lake.query import Lake
+
+VERSIONED = ("quotes", "adj_factors", "valuation", "financials", "news", "dragon_tiger")
+ADJUSTED_VIEWS = {"quotes_qfq": "qfq", "quotes_hfq": "hfq"}
+PRICE_COLUMNS = ("open", "high", "low", "close", "pre_close")
+# Nested forms of the JSON text the store keeps (the same values as Result.to_arrow()).
+SEATS_JSON_TYPE = (
+    '[{"side": "VARCHAR", "branch": "VARCHAR", "buy": "DOUBLE", "sell": "DOUBLE", "net": "DOUBLE"}]'
+)
+
+
+def views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The relations a point-in-time connection offers, by name."""
+    rows = con.execute(
+        "SELECT table_name FROM information_schema.tables ORDER BY table_name"
+    ).fetchall()
+    return [r[0] for r in rows if not r[0].startswith("_")]
+
+
+def open_for(lake: Lake, as_of: Any = None, as_ingested: Any = None) -> duckdb.DuckDBPyConnection:
+    """`Lake.duckdb`: the connection at the lake's cutoff for `as_of` (a pin clamps it, the
+    future is "now"), raising InvalidArgumentsError on a bad instant."""
+    ask = lake._ask(as_of, as_ingested)
+    return connect(
+        lake.store, ask.cutoff, ask.as_ingested, factor_coverage=_coverage(lake, ask.cutoff)
+    )
+
+
+def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -> Result:
+    """`Lake.sql`: run one statement over the views at the cutoff; the rows come back as the
+    Result's Arrow table with the envelope (as_of, pinned). A bad statement, or one reaching
+    for a file, is INVALID_ARGUMENTS with DuckDB's message."""
+    from pitlake.errors import InvalidArgumentsError
+
+    if not isinstance(query, str) or not query.strip():
+        return Result.invalid("give one SQL statement, e.g. SELECT * FROM quotes LIMIT 5")
+    try:
+        ask = lake._ask(as_of, as_ingested)
+    except (InvalidArgumentsError, TypeError) as e:
+        return Result.invalid(str(e))
+    con = connect(
+        lake.store, ask.cutoff, ask.as_ingested, factor_coverage=_coverage(lake, ask.cutoff)
+    )
+    try:
+        rel = con.sql(query)
+        table = rel.to_arrow_table() if rel is not None else pa.table({})
+    except duckdb.PermissionException as e:
+        return Result.invalid(
+            f"{e}. Point-in-time SQL reads only its views ({', '.join(views(con))}); the "
+            "lake's files are not reachable from it."
+        )
+    except duckdb.Error as e:
+        return Result.invalid(f"SQL error: {e}")
+    finally:
+        con.close()
+    meta: dict[str, Any] = {"rows": table.num_rows, "pinned": ask.pinned}
+    if ask.as_ingested is not None:
+        meta["as_ingested"] = as_ingested
+    return Result(
+        status=ResultStatus.OK if table.num_rows else ResultStatus.NO_DATA,
+        date_status=DateStatus.NOT_APPLICABLE,
+        as_of=ask.as_of,
+        message=" ".join(ask.notes),
+        meta=meta,
+        table=table,
+    )
+
+
+def _coverage(lake: Lake, cutoff: datetime) -> date | None:
+    """The last session the ledger records a successful factor fetch for, by the cutoff."""
+    try:
+        return lake.catalog.latest_ok_dates(cutoff.date()).get("adj_factors")
+    except Exception:  # no readable catalog: adjusted rows stop at each symbol's last factor
+        return None
+
+
+def connect(
+    store: LakeStore,
+    cutoff: datetime,
+    as_ingested: datetime | None = None,
+    *,
+    factor_coverage: date | None = None,
+    threads: int | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection holding the point-in-time views at `cutoff` (aware), with file
+    access off. `factor_coverage`: the last session the ledger says factors were fetched for
+    (adjusted rows after a symbol's last factor are served up to it, as `Lake` does)."""
+    con = duckdb.connect(config={"threads": threads} if threads else {})
+    try:
+        con.execute("SET TimeZone = 'Asia/Shanghai'")  # known_at::DATE is the Beijing day
+        for name in VERSIONED:
+            schema = SCHEMAS[name]
+            con.register(f"{name}_versions", _visible(store, schema, cutoff, as_ingested))
+            con.execute(f"CREATE VIEW {ident(name)} AS {_latest_sql(schema)}")
+        _adjusted_views(con, factor_coverage)
+        con.register("_calendar_days", _calendar_days(store, cutoff))
+        con.execute("CREATE VIEW calendar AS SELECT * FROM _calendar_days")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _visible(
+    store: LakeStore, schema: DatasetSchema, cutoff: datetime, as_ingested: datetime | None
+) -> ds.Dataset | pa.Table:
+    """The dataset's stored rows public by the cutoff, as a lazily scanned Arrow dataset."""
+    files = store.files(schema.name)
+    if not files:
+        return schema.arrow_schema.empty_table()
+    condition = pc.field("known_at") <= pa.scalar(cutoff, pa.timestamp("us", tz="UTC"))
+    if as_ingested is not None:
+        ingested = pa.scalar(as_ingested, pa.timestamp("us", tz="UTC"))
+        condition = condition & (pc.field("ingested_at") <= ingested)
+    kw: dict[str, Any] = {}
+    if store.remote:
+        from pyarrow.fs import FSSpecHandler, PyFileSystem
+
+        kw["filesystem"] = PyFileSystem(FSSpecHandler(store.fs.fs))  # type: ignore[attr-defined]
+        paths = [f.key for f in files]
+    else:
+        paths = [str(f) for f in files]
+    data = ds.dataset(paths, schema=schema.arrow_schema, format="parquet", **kw)
+    return data.filter(condition)
+
+
+def _select_columns(schema: DatasetSchema, alias: str) -> str:
+    out = []
+    for f in schema.arrow_schema:
+        c = f"{alias}.{ident(f.name)}"
+        if schema.name == "dragon_tiger" and f.name == "seats":
+            c = f"from_json({c}, '{SEATS_JSON_TYPE}') AS seats"
+        elif schema.name == "financials" and f.name == "extra":
+            c = f"{c}::JSON AS extra"
+        out.append(c)
+    return ", ".join(out)
+
+
+def _latest_sql(schema: DatasetSchema) -> str:
+    """The newest visible version per key: the same rows as `DuckReader.latest_versions`."""
+    keys = ", ".join(ident(k) for k in schema.key)
+    return (
+        f"SELECT {_select_columns(schema, 'v')} FROM {schema.name}_versions v "
+        f"QUALIFY row_number() OVER (PARTITION BY {keys} "
+        "ORDER BY v.known_at DESC, v.ingested_at DESC) = 1"
+    )
+
+
+def _adjusted_views(con: duckdb.DuckDBPyConnection, factor_coverage: date | None) -> None:
+    """qfq/hfq quotes from the factors known at the cutoff: per symbol, the vendor of its
+    latest factor and only that vendor's series (bases differ between vendors); a row takes
+    the last factor on or before its date; qfq divides by the latest factor (the anchor). Rows
+    before the first factor or after the covered dates are left out, never served raw."""
+    through = f"DATE '{factor_coverage.isoformat()}'" if factor_coverage else "NULL::DATE"
+    con.execute(
+        """
+        CREATE VIEW _factors AS
+        WITH f AS (SELECT symbol, trade_date, adj_factor, source, known_at, ingested_at
+                   FROM adj_factors_versions),
+        last_day AS (SELECT symbol, max(trade_date) AS d FROM f GROUP BY symbol),
+        vendor AS (
+            SELECT f.symbol, arg_max(f.source, f.known_at) AS source
+            FROM f JOIN last_day l ON f.symbol = l.symbol AND f.trade_date = l.d
+            GROUP BY f.symbol
+        )
+        SELECT f.symbol, f.trade_date,
+               arg_max(f.adj_factor, f.known_at) AS adj_factor
+        FROM f JOIN vendor v ON f.symbol = v.symbol AND f.source = v.source
+        GROUP BY f.symbol, f.trade_date
+        """
+    )
+    con.execute(
+        f"""
+        CREATE VIEW _anchors AS
+        SELECT symbol, arg_max(adj_factor, trade_date) AS anchor,
+               greatest(max(trade_date), coalesce({through}, max(trade_date))) AS covered
+        FROM _factors GROUP BY symbol
+        """
+    )
+    schema = SCHEMAS["quotes"]
+    for view, mode in ADJUSTED_VIEWS.items():
+        scale = "f.adj_factor / a.anchor" if mode == "qfq" else "f.adj_factor"
+        replaced = ", ".join(f"q.{c} * ({scale}) AS {c}" for c in PRICE_COLUMNS)
+        con.execute(
+            f"""
+            CREATE VIEW {view} AS
+            SELECT q.* REPLACE ({replaced}), f.adj_factor
+            FROM quotes q
+            ASOF JOIN _factors f ON q.symbol = f.symbol AND q.trade_date >= f.trade_date
+            JOIN _anchors a ON q.symbol = a.symbol
+            WHERE q.trade_date <= a.covered
+            """
+        )
+    assert set(PRICE_COLUMNS) <= set(schema.columns)
+
+
+def _calendar_days(store: LakeStore, cutoff: datetime) -> pa.Table:
+    """XSHG days with is_open, as `Lake.calendar` answers them: the offline calendar through
+    its last day, then the stored vendor calendar rows known at the cutoff."""
+    offline_last = XSHG.offline_last
+    sessions = set(XSHG.sessions_between(FIRST_SESSION, offline_last))
+    n = (offline_last - FIRST_SESSION).days + 1
+    days = [FIRST_SESSION + timedelta(days=i) for i in range(n)]
+    out = pa.table(
+        {
+            "date": pa.array(days, pa.date32()),
+            "is_open": pa.array([d in sessions for d in days], pa.bool_()),
+            "source": pa.array(["exchange_calendars"] * n, pa.string()),
+        }
+    )
+    stored = _visible(store, SCHEMAS["calendar"], cutoff, None)
+    if isinstance(stored, ds.Dataset):
+        beyond = stored.to_table(
+            columns=["exchange", "date", "is_open", "source", "known_at"],
+            filter=(pc.field("exchange") == "XSHG") & (pc.field("date") > offline_last),
+        )
+        if beyond.num_rows:
+            beyond = beyond.sort_by([("date", "ascending"), ("known_at", "descending")])
+            first = pc.not_equal(beyond["date"].slice(1), beyond["date"].slice(0, -1))
+            keep = pa.concat_arrays([pa.array([True]), first.combine_chunks()])
+            beyond = beyond.filter(keep).select(["date", "is_open", "source"])
+            out = pa.concat_tables([out, beyond.cast(out.schema)])
+    return out
