@@ -32,6 +32,8 @@ def json_value(v: Any) -> Any:
         return v.isoformat()
     if isinstance(v, np.ndarray | list | tuple):
         return [json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): json_value(x) for k, x in v.items()}
     if isinstance(v, np.generic):
         return json_value(v.item())
     return str(v)
