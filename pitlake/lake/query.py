@@ -40,9 +40,15 @@ from pitlake.lake.status import (
     Gap,
     LedgerView,
     combine,
+    coverage,
+    describe_coverage,
     describe_gaps,
+    fetched_sessions,
+    gaps_meta,
+    ledger_scopes,
     status_of_entry,
     vendor_trace,
+    whole_market_scopes,
 )
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
@@ -56,7 +62,9 @@ DEFAULT_NEWS_LOOKBACK_DAYS = 7
 MAX_NEWS_LOOKBACK_DAYS = 366
 MAX_CALENDAR_DAYS = 3660
 MAX_SYMBOLS = 6000
-MAX_GAPS_IN_META = 50
+# Before a range whose sessions all failed, how many successful ledger dates are checked (newest
+# first) for the effective session before settling on the latest date with rows.
+LOOKBACK_CHECKS = 8
 # Reads bounded by symbols × calendar days up to this pick the newest version per key by a sorted scan
 # (see Lake._read_latest_small); larger ones group in DuckDB.
 SMALL_READ_CELLS = 20_000
@@ -91,12 +99,17 @@ class Window:
     after_cutoff: bool = False  # a range that starts after the cutoff date
 
 
-def _known_at_floor(schema: DatasetSchema, d: date) -> datetime:
-    """The earliest instant a row of this dataset about date d can be public (its rule)."""
+def _known_at_floors(schema: DatasetSchema, dates: Iterable[date]) -> dict[date, datetime]:
+    """The earliest instant a row of this dataset about each date can be public (its rule),
+    from one call of the rule over every date (a call per date cost ~1 ms: a five-year gap
+    analysis spent a second here)."""
     assert schema.date_column is not None
-    frame = pd.DataFrame({schema.date_column: [d]})
+    days = sorted(set(dates))
+    if not days:
+        return {}
+    frame = pd.DataFrame({schema.date_column: days})
     known, _ = schema.rule(frame, datetime.now(timezone.utc))
-    return known.iloc[0].to_pydatetime()
+    return dict(zip(days, known.dt.to_pydatetime(), strict=True))
 
 
 def _years(lo: date, hi: date) -> list[str]:
@@ -532,11 +545,9 @@ class Lake:
             return []
         dates = [d for _, d in missing]
         hidden_pairs = self._hidden_pairs(schema, symbols, min(dates), max(dates), ask)
-        floors: dict[date, datetime] = {}
+        floors = _known_at_floors(schema, dates)
         gaps = []
         for scope, d in missing:
-            if d not in floors:  # not setdefault: that would run the rule for every pair
-                floors[d] = _known_at_floor(schema, d)
             floor = floors[d]
             if ask.cutoff < floor:
                 gaps.append(
@@ -604,11 +615,18 @@ class Lake:
         missing = [(s, d) for s in scopes for d in win.sessions if (s, d) not in present]
         first = min([d for _, d in missing] + [win.target])
         ledger = LedgerView(
-            self.catalog.ledger_entries(
-                dataset, first, win.target, symbol=sorted({*scopes, WHOLE_MARKET})
-            )
+            self.catalog.ledger_entries(dataset, first, win.target, symbol=ledger_scopes(scopes))
         )
         gaps = self._gaps(schema, symbols, missing, ledger, ask)
+        # The effective session: the latest one fetched (rows, or a successful empty fetch),
+        # at or before the range's end — wherever the range starts (status.py).
+        fetched = fetched_sessions(win.sessions, len(scopes), gaps)
+        if fetched:
+            effective: date | None = fetched[-1]
+        else:
+            before = win.target if win.after_cutoff else win.lo - timedelta(days=1)
+            effective = self._fetched_before(schema, symbols, scopes, before, ask)
+        target_gaps = [g for g in gaps if g.date_key == win.target]
         meta: dict[str, Any] = {}
         if adjust != "none" and symbols:
             adjusted, adjust_gaps, meta["adjust"] = self._adjusted(
@@ -625,29 +643,20 @@ class Lake:
                 f"The requested dates start after the as-of ({ask.as_of}); nothing about "
                 "them was public then."
             )
-        if has_rows:
-            effective = pc.max(table.column(date_col)).as_py()
-        elif status is ResultStatus.NO_DATA and not win.after_cutoff:
-            # Every scope was fetched successfully and held nothing (a symbol not on the
-            # dragon-tiger list, a suspension): that *is* the answer for the session itself,
-            # not a reason to point at an older one.
-            effective = win.target
-        else:
-            effective = self._latest_date(
-                schema, symbols, win.hi if not win.single else win.target, ask
-            )
         date_status = self._date_status(effective, win)
-        notes += self._date_notes(dataset, win, effective, date_status, status, ask)
+        target_status = combine([g.status for g in target_gaps], False)
+        notes += self._date_notes(dataset, win, effective, date_status, target_status, ask)
+        cover = coverage(fetched, ledger, scopes)
+        whole_from_symbols = WHOLE_MARKET in scopes and isinstance(cover.get("symbols"), list)
         if gaps and status not in BENIGN:
             notes.append(describe_gaps(gaps))
         elif status is ResultStatus.NO_DATA:
             notes.append(f"The fetch for {win.target} succeeded with no rows for this request.")
         elif gaps:
-            absent = sorted({g.symbol for g in gaps})
-            notes.append(
-                f"No rows for {', '.join(absent[:20])}{' …' if len(absent) > 20 else ''} "
-                "(the fetch succeeded without them, e.g. a suspension)."
-            )
+            notes.append(self._benign_gaps_note(gaps))
+        if whole_from_symbols or (gaps and status not in BENIGN and not win.after_cutoff):
+            notes.append(describe_coverage(dataset, cover, scopes))
+            meta["coverage"] = cover
         sort = [date_col, "symbol", *schema.key] if not symbols else ["symbol", date_col]
         if table.num_rows > 1:  # Arrow's sort is stable, as pandas' "stable" was
             table = table.sort_by([(c, "ascending") for c in dict.fromkeys(sort)])
@@ -672,6 +681,57 @@ class Lake:
             columns=columns,
             meta=meta,
         )
+
+    @staticmethod
+    def _benign_gaps_note(gaps: list[Gap]) -> str:
+        """Gaps that are all successful fetches without these rows (a suspension, a symbol
+        not on the list), said once however many there are."""
+        absent = sorted({g.symbol for g in gaps})
+        days = sorted({g.date_key for g in gaps if g.date_key is not None})
+        who = (
+            "the whole market"
+            if absent == [WHOLE_MARKET]
+            else ", ".join(absent[:20]) + (" …" if len(absent) > 20 else "")
+        )
+        when = ""
+        if days:
+            span = f"{days[0]}" if len(days) == 1 else f"{days[0]}…{days[-1]}"
+            when = f" on {len(days)} session(s), {span}"
+        if absent == [WHOLE_MARKET]:
+            return f"No rows{when}: those fetches succeeded with nothing in them."
+        return f"No rows for {who}{when} (the fetch succeeded without them, e.g. a suspension)."
+
+    def _fetched_before(
+        self,
+        schema: DatasetSchema,
+        symbols: list[str] | None,
+        scopes: list[str],
+        on_or_before: date,
+        ask: Ask,
+    ) -> date | None:
+        """The latest session ≤ on_or_before that an answer could stand on (rows visible at
+        the cutoff, or a successful empty fetch): the effective session of a range none of
+        whose own sessions was fetched, the same as a longer range with the same end would
+        find."""
+        if on_or_before < FIRST_SESSION:
+            return None
+        with_rows = self._latest_date(schema, symbols, on_or_before, ask)
+        after = with_rows + timedelta(days=1) if with_rows else None
+        if after is not None and after > on_or_before:
+            return with_rows
+        entries = self.catalog.ledger_entries(
+            schema.name, after, on_or_before, symbol=ledger_scopes(scopes)
+        )
+        view = LedgerView(entries)
+        candidates = sorted(
+            {e.date_key for e in entries if e.successful and XSHG.is_session(e.date_key)},
+            reverse=True,
+        )
+        for d in candidates[:LOOKBACK_CHECKS]:
+            gaps = self._gaps(schema, symbols, [(s, d) for s in scopes], view, ask)
+            if fetched_sessions([d], len(scopes), gaps):
+                return d
+        return with_rows
 
     @staticmethod
     def _date_status(effective: date | None, win: Window) -> DateStatus:
@@ -955,9 +1015,19 @@ class Lake:
             extra["truncated"] = True
             extra["total_rows"] = len(frame)
             frame = frame.slice(0, limit)
-        scopes = symbols or [WHOLE_MARKET]
-        entries = self.catalog.ledger_entries("news", start=start, symbol=[*scopes, WHOLE_MARKET])
+        entries = self.catalog.ledger_entries(
+            "news", start=start, symbol=ledger_scopes(symbols or [WHOLE_MARKET])
+        )
         ledger = LedgerView(entries)
+        # whole market: '*', or the symbols fetched one by one when the market never was
+        scopes = symbols or whole_market_scopes(ledger)
+        if scopes != [WHOLE_MARKET] and not symbols:
+            extra["coverage"] = {"symbols": scopes}
+            notes.append(
+                "The lake holds news fetched for "
+                f"{len(scopes)} symbol(s) one by one, not the whole market: this answer covers "
+                f"only {', '.join(scopes[:20])}{' …' if len(scopes) > 20 else ''}."
+            )
         gaps = []
         if frame.num_rows == 0:
             gaps = [self._undated_gap(s, ledger.for_symbol(s), None) for s in scopes]
@@ -1112,8 +1182,5 @@ class Lake:
         }
         if ask.as_ingested is not None:
             meta["as_ingested"] = iso_beijing(ask.as_ingested)
-        if gaps:
-            meta["gaps"] = [g.to_dict() for g in gaps[:MAX_GAPS_IN_META]]
-            if len(gaps) > MAX_GAPS_IN_META:
-                meta["gaps_total"] = len(gaps)
+        meta.update(gaps_meta(gaps))
         return meta

@@ -4,11 +4,23 @@ Status comes from what the lake knows about its fetches, never from a row count:
 scope (a symbol, or the whole market '*', on one session) without rows is NO_DATA only when the
 ledger holds a successful fetch for it; otherwise it carries the fetch's failure, and UNKNOWN
 when nothing was ever fetched.
+
+The rules every read follows, defined here once:
+- a session is *fetched* for an answer when some requested scope has rows there or a successful
+  (OK / NO_DATA) fetch with nothing public missing; a range's effective session is the latest
+  fetched session at or before its end (looking before its start when none inside is), so the
+  answer does not depend on where the range starts;
+- a whole-market question (scope '*') on a session with no whole-market fetch but symbol-scoped
+  ones (`ingest --symbols A,B`) answers with those fetches' status, the most pressing first, and
+  says which symbols it covers; a failed fetch is never read as "never fetched";
+- the message summarises gaps by status (count, first…last); the itemised list goes to meta,
+  capped, saying so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -28,6 +40,9 @@ FAILURE_PRECEDENCE: tuple[ResultStatus, ...] = (
     ResultStatus.UNKNOWN,
 )
 MAX_LISTED = 20
+MAX_GAPS_IN_META = 50
+MAX_SYMBOLS_IN_META = 100
+MAX_REASON_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -56,18 +71,118 @@ def status_of_entry(entry: LedgerEntry) -> ResultStatus:
     return RESULT_FOR_LEDGER[entry.status]
 
 
+def ledger_scopes(scopes: Sequence[str]) -> list[str] | None:
+    """The ledger symbols that answer for `scopes`: each scope and the whole-market entry, or
+    every symbol (None) for a whole-market question, which symbol-scoped fetches may answer."""
+    if WHOLE_MARKET in scopes:
+        return None
+    return sorted({*scopes, WHOLE_MARKET})
+
+
+def _rank(status: ResultStatus) -> int:
+    """Position in FAILURE_PRECEDENCE; benign statuses after every failure."""
+    try:
+        return FAILURE_PRECEDENCE.index(status)
+    except ValueError:
+        return len(FAILURE_PRECEDENCE)
+
+
+def most_pressing(entries: Iterable[LedgerEntry]) -> LedgerEntry:
+    """The entry whose status an answer reports first (failures first, as for several symbols)."""
+    return min(entries, key=lambda e: _rank(status_of_entry(e)))
+
+
 class LedgerView:
-    """One dataset's ledger entries, looked up by (date, symbol) falling back to '*'."""
+    """One dataset's ledger entries, looked up by (date, symbol) falling back to '*'.
+
+    A whole-market scope on a date without a whole-market entry is answered by that date's
+    symbol-scoped entries (the most pressing first); `scoped_symbols` names them."""
 
     def __init__(self, entries: Iterable[LedgerEntry]) -> None:
         self.entries = list(entries)
         self._by_key = {(e.date_key, e.symbol): e for e in self.entries}
+        self._scoped: dict[date, list[LedgerEntry]] = {}
+        for e in self.entries:
+            if e.symbol != WHOLE_MARKET:
+                self._scoped.setdefault(e.date_key, []).append(e)
 
     def lookup(self, d: date, symbol: str) -> LedgerEntry | None:
+        if symbol == WHOLE_MARKET:
+            found = self._by_key.get((d, WHOLE_MARKET))
+            if found is None and d in self._scoped:
+                return most_pressing(self._scoped[d])
+            return found
         return self._by_key.get((d, symbol)) or self._by_key.get((d, WHOLE_MARKET))
 
     def for_symbol(self, symbol: str) -> list[LedgerEntry]:
         return [e for e in self.entries if e.symbol in (symbol, WHOLE_MARKET)]
+
+    def scoped_symbols(self, dates: Iterable[date] | None = None) -> list[str]:
+        """The symbols whose own fetches answer a whole-market question on `dates` (default:
+        every date in view) that have no whole-market fetch; empty when none do."""
+        days = self._scoped.keys() if dates is None else dates
+        return sorted(
+            {
+                e.symbol
+                for d in days
+                if (d, WHOLE_MARKET) not in self._by_key
+                for e in self._scoped.get(d, ())
+            }
+        )
+
+
+def whole_market_scopes(ledger: LedgerView) -> list[str]:
+    """For an undated whole-market question (news): '*' when the whole market was fetched in
+    view, else the symbols fetched on their own (each answered as one of several symbols)."""
+    if any(e.symbol == WHOLE_MARKET for e in ledger.entries):
+        return [WHOLE_MARKET]
+    return ledger.scoped_symbols() or [WHOLE_MARKET]
+
+
+def fetched_sessions(sessions: Sequence[date], n_scopes: int, gaps: Iterable[Gap]) -> list[date]:
+    """The sessions an answer stands on, in order: some scope has rows there, or a successful
+    fetch (a gap that is NO_DATA). `gaps` are the session gaps of every scope."""
+    failed = Counter(g.date_key for g in gaps if g.status not in BENIGN)
+    return [d for d in sessions if failed[d] < n_scopes]
+
+
+def coverage(fetched: Sequence[date], ledger: LedgerView, scopes: Sequence[str]) -> dict[str, Any]:
+    """What the lake holds for this request: its fetched sessions (first, last, count) and
+    which symbols a whole-market answer stands on ('*' when the market was fetched whole)."""
+    out: dict[str, Any] = {
+        "first": fetched[0].isoformat() if fetched else None,
+        "last": fetched[-1].isoformat() if fetched else None,
+        "sessions": len(fetched),
+    }
+    if WHOLE_MARKET in scopes:
+        symbols = ledger.scoped_symbols()
+        out["symbols"] = symbols[:MAX_SYMBOLS_IN_META] if symbols else WHOLE_MARKET
+        if len(symbols) > MAX_SYMBOLS_IN_META:
+            out["symbols_total"] = len(symbols)
+    return out
+
+
+def describe_coverage(dataset: str, cover: dict[str, Any], scopes: Sequence[str]) -> str:
+    """One sentence: which sessions of the request the lake holds, and (whole-market) which
+    symbols the answer covers when they were fetched one by one."""
+    notes = []
+    symbols = cover.get("symbols")
+    if isinstance(symbols, list) and symbols:
+        total = cover.get("symbols_total", len(symbols))
+        shown = ", ".join(symbols[:MAX_LISTED]) + (" …" if total > MAX_LISTED else "")
+        notes.append(
+            f"The lake holds {dataset} for {total} symbol(s) fetched one by one, not the whole "
+            f"market: this answer covers only {shown}."
+        )
+    if cover["sessions"]:
+        notes.append(
+            f"In the requested range the lake holds {dataset} fetched for {cover['sessions']} "
+            f"session(s), {cover['first']}…{cover['last']}."
+        )
+    else:
+        who = "the whole market" if WHOLE_MARKET in scopes else ", ".join(scopes[:MAX_LISTED])
+        notes.append(f"In the requested range the lake holds no {dataset} fetched for {who}.")
+    return " ".join(notes)
 
 
 def combine(gap_statuses: Iterable[ResultStatus], has_rows: bool) -> ResultStatus:
@@ -108,15 +223,73 @@ def vendor_trace(entries: Iterable[LedgerEntry | None]) -> list[dict[str, Any]]:
     return out
 
 
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_REASON_CHARS else line[: MAX_REASON_CHARS - 1] + "…"
+
+
+def summarise_gaps(gaps: Iterable[Gap]) -> list[dict[str, Any]]:
+    """Per status, most pressing first: how many gaps, over which dates and symbols, and the
+    reason of the latest one (meta.gap_summary; the message says the same in words)."""
+    groups: dict[ResultStatus, list[Gap]] = {}
+    for g in gaps:
+        groups.setdefault(g.status, []).append(g)
+    out = []
+    for status in sorted(groups, key=_rank):
+        members = groups[status]
+        dated = [g for g in members if g.date_key is not None]
+        latest = max(dated, key=lambda g: g.date_key) if dated else members[-1]  # type: ignore[arg-type, return-value]
+        symbols = sorted({g.symbol for g in members})
+        out.append(
+            {
+                "status": str(status),
+                "count": len(members),
+                "first": min(g.date_key for g in dated).isoformat() if dated else None,  # type: ignore[type-var]
+                "last": latest.date_key.isoformat() if latest.date_key else None,
+                "sessions": len({g.date_key for g in dated}),
+                "symbols": symbols[:MAX_LISTED],
+                "symbol_count": len(symbols),
+                "reason": _short(latest.reason),
+            }
+        )
+    return out
+
+
+def gaps_meta(gaps: list[Gap]) -> dict[str, Any]:
+    """meta entries for the gaps: a summary by status, and the itemised list (the most
+    pressing first) capped at MAX_GAPS_IN_META, saying when it is capped."""
+    if not gaps:
+        return {}
+    ordered = sorted(gaps, key=lambda g: _rank(g.status))
+    meta: dict[str, Any] = {
+        "gaps": [g.to_dict() for g in ordered[:MAX_GAPS_IN_META]],
+        "gap_summary": summarise_gaps(gaps),
+    }
+    if len(gaps) > MAX_GAPS_IN_META:
+        meta["gaps_total"] = len(gaps)
+        meta["gaps_capped"] = True
+    return meta
+
+
 def describe_gaps(gaps: list[Gap]) -> str:
-    """A short sentence naming the failing scopes (bounded)."""
+    """A short sentence summarising the failing scopes by status: for each, where (symbol or
+    how many symbols), on how many sessions, first…last, and the latest reason. Bounded
+    whatever the range (the itemised list is in meta)."""
     bad = [g for g in gaps if g.status not in BENIGN]
     if not bad:
         return ""
-    shown = "; ".join(
-        " ".join([g.symbol, *([g.date_key.isoformat()] if g.date_key else [])])
-        + f": {g.status} ({g.reason})"
-        for g in bad[:MAX_LISTED]
-    )
-    more = f"; … and {len(bad) - MAX_LISTED} more" if len(bad) > MAX_LISTED else ""
-    return f"Missing: {shown}{more}."
+    parts = []
+    for s in summarise_gaps(bad):
+        if s["count"] == 1:
+            where = " ".join(x for x in (s["symbols"][0], s["last"]) if x)
+            parts.append(f"{where}: {s['status']} ({s['reason']})")
+            continue
+        one = s["symbol_count"] == 1
+        who = f" for {s['symbols'][0]}" if one else f" for {s['symbol_count']:,} symbols"
+        on = ""
+        if s["sessions"]:
+            span = s["last"] if s["first"] == s["last"] else f"{s['first']}…{s['last']}"
+            on = f" on {s['sessions']:,} session(s), {span}"
+        count = "" if one else f", {s['count']:,} gaps"
+        parts.append(f"{s['status']}{who}{on}{count} (latest: {s['reason']})")
+    return "Missing: " + "; ".join(parts) + "."
