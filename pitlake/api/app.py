@@ -355,10 +355,12 @@ def create_app(
     """The FastAPI app for one lake. `as_of_pin` clamps every request; `allowed_pins`
     ({name: T} or ['name=T']) are pins a request may choose with the X-Pitlake-Pin header;
     `token` (default: $PITLAKE_API_TOKEN; "" for none) requires a bearer token on every path
-    but /healthz; `clock` returns "now" (tests)."""
+    but /healthz; `clock` returns "now" (tests).
+
+    A path that holds no pitlake catalog raises `NotALakeError` here (`pitlake serve` exits 4):
+    the server never starts over, or creates, a catalog. A catalog that disappears later is
+    answered per request: 503, UPSTREAM_ERROR, `meta.fault` "not_a_lake"."""
     root = lake_path
-    if lake_missing(root):
-        raise FileNotFoundError(f"no lake directory at {root}")
     service = QueryService(
         root,
         as_of_pin=as_of_pin,
@@ -366,6 +368,7 @@ def create_app(
         catalog_url=catalog_url,
         clock=clock,
     )
+    service.require_lake()  # NotALakeError: no app over a path that holds no lake
     lake = service.lake(service.base_pin)
     # An explicit token="" turns the check off whatever the environment says.
     token = (token if token is not None else os.environ.get(ENV_TOKEN, "")).strip() or None

@@ -78,7 +78,7 @@ def _catalog(request: Request) -> Catalog:
         with _catalog_lock:
             cat = getattr(state, "dashboard_catalog", None)
             if cat is None:
-                cat = Catalog(lake_root=_lake_path(request))
+                cat = Catalog(lake_root=_lake_path(request), read_only=True)
                 state.dashboard_catalog = cat
     return cat
 

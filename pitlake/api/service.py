@@ -46,7 +46,7 @@ from pitlake.api.params import (
 from pitlake.api.redact import redact_bytes, redact_obj
 from pitlake.calendar import XSHG, to_date
 from pitlake.envelope import DateStatus, LedgerStatus, Result, ResultStatus
-from pitlake.errors import InvalidArgumentsError
+from pitlake.errors import InvalidArgumentsError, LakeCorruptError, LakeError, NotALakeError
 from pitlake.lake.catalog import (
     WHOLE_MARKET,
     Catalog,
@@ -83,27 +83,33 @@ def lake_missing(root: str | os.PathLike[str]) -> bool:
 class Fault(StrEnum):
     """Why an answer vouches for nothing (meta.fault): not a statement about the market."""
 
+    NOT_A_LAKE = "not_a_lake"  # the path holds no pitlake catalog (nothing was created)
     STORAGE = "storage"  # a Parquet file in the lake could not be read (corrupt, truncated, …)
     CATALOG = "catalog"  # the catalog database could not be read
     INTERNAL = "internal"  # a bug: logged with its traceback
 
 
 FAULT_MESSAGES: dict[Fault, str] = {
+    Fault.NOT_A_LAKE: (
+        "The path holds no pitlake catalog, and nothing was created there: point --lake or "
+        "$PITLAKE_HOME at a lake, or ingest into this one first."
+    ),
     Fault.STORAGE: (
         "The lake could not read its stored data for this request (a Parquet file is "
         "unreadable or corrupt). This says nothing about the market: the operator must repair "
-        "or re-ingest the affected partition. Details are in the server log."
+        "or re-ingest the affected partition. Details: the server's log, or `pitlake --debug`."
     ),
     Fault.CATALOG: (
         "The lake's catalog (the fetch ledger) could not be read, so no status can be vouched "
-        "for. Retry later; details are in the server log."
+        "for. Retry later. Details: the server's log, or `pitlake --debug`."
     ),
     Fault.INTERNAL: (
-        "Internal error while answering; nothing is vouched for. Retry later; details are in "
-        "the server log."
+        "Internal error while answering; nothing is vouched for. Retry later. Details: the "
+        "server's log, or `pitlake --debug`."
     ),
 }
 FAULT_RETRYABLE: dict[Fault, bool] = {
+    Fault.NOT_A_LAKE: False,
     Fault.STORAGE: False,
     Fault.CATALOG: True,
     Fault.INTERNAL: True,
@@ -173,6 +179,12 @@ def envelope_of(result: Result) -> dict[str, Any]:
 
 
 def _classify(exc: BaseException) -> Fault:
+    if isinstance(exc, NotALakeError):
+        return Fault.NOT_A_LAKE
+    if isinstance(exc, LakeCorruptError):
+        return Fault.STORAGE
+    if isinstance(exc, LakeError):
+        return Fault.CATALOG
     if isinstance(exc, STORAGE_ERRORS):
         return Fault.STORAGE
     if isinstance(exc, SQLAlchemyError):
@@ -180,13 +192,32 @@ def _classify(exc: BaseException) -> Fault:
     return Fault.INTERNAL
 
 
-def fault_envelope(fault: Fault) -> dict[str, Any]:
+def _shown_path(path: str, root: object) -> str:
+    """A fault's path as an answer may show it: relative to the lake when inside it (an HTTP
+    client learns the lake's layout, not the server's directories)."""
+    base = str(root).rstrip("/") + "/"
+    return path[len(base) :] if path.startswith(base) else path
+
+
+def fault_envelope(
+    fault: Fault, exc: BaseException | None = None, root: object = None
+) -> dict[str, Any]:
+    """The UPSTREAM_ERROR envelope of a fault. A `LakeError` names what failed (its `path`,
+    relative to the lake) in the message and in `meta.fault_path`: a user can act on it."""
+    message = FAULT_MESSAGES[fault]
+    path = None
+    if isinstance(exc, LakeError) and exc.path:
+        path = _shown_path(str(exc.path), root) if root is not None else str(exc.path)
+        what = "not a pitlake lake" if fault is Fault.NOT_A_LAKE else "unreadable"
+        message = f"{what}: {path}. {message}"
     env = Result(
         status=ResultStatus.UPSTREAM_ERROR,
-        message=FAULT_MESSAGES[fault],
+        message=message,
         retryable=FAULT_RETRYABLE[fault],
     ).to_dict()
     env["meta"]["fault"] = str(fault)
+    if path is not None:
+        env["meta"]["fault_path"] = path
     return env
 
 
@@ -225,6 +256,11 @@ class QueryService:
                 if self._catalog is None:
                     self._catalog = self.lake(None).catalog
         return self._catalog
+
+    def require_lake(self) -> None:
+        """Raise NotALakeError now when the path holds no pitlake catalog (the surfaces check
+        at start-up; without this the first read raises it). Opens nothing for writing."""
+        _ = self.catalog
 
     def now(self) -> datetime:
         now = self._clock() if self._clock else datetime.now(timezone.utc)
@@ -278,8 +314,11 @@ class QueryService:
             return Result.invalid(str(e)).to_dict(), None
         except Exception as e:
             fault = _classify(e)
-            log.exception("query %s failed (%s)", what, fault)
-            return fault_envelope(fault), fault
+            if isinstance(e, LakeError):  # named and expected: one line, no traceback
+                log.error("query %s failed (%s): %s", what, fault, e)
+            else:
+                log.exception("query %s failed (%s)", what, fault)
+            return fault_envelope(fault, e, self.root), fault
 
     def _stamp_pin(
         self, env: dict[str, Any], pin_at: datetime | None, pin_name: str | None, as_of: Any
@@ -467,6 +506,7 @@ class QueryService:
                     f"too many symbols for a snapshot ({len(syms)} > {MAX_SNAPSHOT_SYMBOLS})"
                 )
             day = to_date(date) if date is not None else None
+            self.require_lake()  # one not-a-lake answer, not one per section
             lake = self.lake(pin_at)
             ask = lake._ask(as_of, None)  # the Lake's own cutoff rules (pin, future, now)
             requested = day or ask.cutoff.date()
@@ -478,7 +518,7 @@ class QueryService:
         except Exception as e:  # the catalog failing to open, say
             fault = _classify(e)
             log.exception("snapshot failed before reading (%s)", fault)
-            return Answer(fault_envelope(fault), fault)
+            return Answer(fault_envelope(fault, e, self.root), fault)
 
         sections: list[dict[str, Any]] = []
         faults: list[Fault] = []

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pitlake.commands import console as terminal
-from pitlake.home import ENV_HOME, lake_root
+from pitlake.home import lake_root
 
 if TYPE_CHECKING:
     from pitlake.api.service import Answer, QueryService
@@ -272,16 +272,17 @@ def query(
         "limit": limit,
         "datasets": datasets,
     }
-    from pitlake.api.service import QueryService, lake_missing
+    from pitlake.api.service import Answer, Fault, QueryService, fault_envelope
+    from pitlake.errors import NotALakeError
 
-    if lake_missing(root):
-        answer = _invalid(f"no lake directory at {root} (use --lake DIR or set ${ENV_HOME})")
-    else:
-        service = QueryService(root)
-        try:
-            answer = run_query(service, dataset, opts)
-        finally:
-            service.close()
+    service = QueryService(root)
+    try:
+        service.require_lake()
+        answer = run_query(service, dataset, opts)
+    except NotALakeError as e:  # nothing was created there; exit 4 with the envelope
+        answer = Answer(fault_envelope(Fault.NOT_A_LAKE, e), Fault.NOT_A_LAKE)
+    finally:
+        service.close()
     env = answer.public()
     if as_json:
         typer.echo(json.dumps(env, ensure_ascii=False, indent=2))
@@ -294,14 +295,21 @@ query.__doc__ = QUERY_HELP
 
 
 def _check_serving_args(lake: str, as_of: str | None, pins: list[str]) -> None:
+    """Refuse to start on bad pins (exit 2) or on a path that is not a lake (exit 4, one line:
+    serving never creates a catalog)."""
     from pitlake.api.params import pin_table
-    from pitlake.api.service import lake_missing
-    from pitlake.errors import InvalidArgumentsError
+    from pitlake.api.service import QueryService
+    from pitlake.errors import InvalidArgumentsError, NotALakeError
     from pitlake.pit import parse_cutoff
 
-    if lake_missing(lake):
-        typer.echo(f"error: no lake directory at {lake}", err=True)
-        raise typer.Exit(EXIT_INVALID)
+    service = QueryService(lake)
+    try:
+        service.require_lake()
+    except NotALakeError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_FAULT) from None
+    finally:
+        service.close()
     try:
         if as_of is not None:
             parse_cutoff(as_of)

@@ -45,6 +45,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import NullPool
 
 from pitlake.calendar import beijing, to_date
 from pitlake.envelope import LedgerStatus
@@ -55,6 +56,7 @@ WHOLE_MARKET = "*"
 SUCCESSFUL_FETCH: frozenset[LedgerStatus] = frozenset({LedgerStatus.OK, LedgerStatus.NO_DATA})
 SEVERITIES = ("blocking", "warning")
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+CATALOG_FILE = "catalog.db"
 
 metadata = MetaData()
 
@@ -304,8 +306,11 @@ class QuarantineRecord:
 # ---------------------------------------------------------------- engine
 
 
-def resolve_url(url: str | None, lake_root: str | os.PathLike[str] | None) -> str:
-    """Explicit URL, else $PITLAKE_CATALOG_URL, else `<lake_root>/catalog.db` (SQLite)."""
+def resolve_url(
+    url: str | None, lake_root: str | os.PathLike[str] | None, *, create: bool = True
+) -> str:
+    """Explicit URL, else $PITLAKE_CATALOG_URL, else `<lake_root>/catalog.db` (SQLite).
+    `create=False` (a read) never makes the lake directory."""
     url = url or os.environ.get(ENV_URL) or None
     if url is None:
         if lake_root is None:
@@ -316,25 +321,38 @@ def resolve_url(url: str | None, lake_root: str | os.PathLike[str] | None) -> st
                 f"${ENV_URL}), e.g. postgresql://… or sqlite:////local/path/catalog.db"
             )
         root = Path(lake_root)
-        root.mkdir(parents=True, exist_ok=True)
-        return f"sqlite:///{root.resolve() / 'catalog.db'}"
+        if create:
+            root.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{root.resolve() / CATALOG_FILE}"
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):  # psycopg 3 is the driver we ship, not psycopg2
             return "postgresql+psycopg://" + url[len(plain) :]
     return url
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def sqlite_file(url: str) -> Path | None:
+    """The database file of a SQLite URL (None: another backend, or in memory)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
     """WAL (readers never block the writer), a busy timeout, and BEGIN IMMEDIATE for writes:
-    a deferred transaction that later writes can fail at once with 'database is locked'."""
+    a deferred transaction that later writes can fail at once with 'database is locked'.
+    A read-only catalog sets no journal mode (that is a write) and never begins a write."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=NORMAL")
+        if not read_only:
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -344,7 +362,12 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 class Catalog:
-    """Runs, ledger, partition files, validations and quarantine entries of one lake."""
+    """Runs, ledger, partition files, validations and quarantine entries of one lake.
+
+    `read_only=True` (every read surface) writes nothing, anywhere: no directory or file is
+    created, no table, no journal mode; a SQLite catalog that is missing or holds no pitlake
+    tables raises `NotALakeError` here, and its connections are opened as
+    `pitlake.lake.readonly` explains. On PostgreSQL every transaction is READ ONLY."""
 
     def __init__(
         self,
@@ -352,20 +375,33 @@ class Catalog:
         *,
         lake_root: str | os.PathLike[str] | None = None,
         echo: bool = False,
+        read_only: bool = False,
     ) -> None:
-        self.url = resolve_url(url, lake_root)
+        self.url = resolve_url(url, lake_root, create=not read_only)
+        self.read_only = read_only
         kwargs: dict[str, Any] = {"echo": echo, "future": True}
-        if self.url.startswith("sqlite"):
+        ro_file = sqlite_file(self.url) if read_only else None
+        if ro_file is not None:
+            from pitlake.lake.readonly import connect_read_only, require_catalog_file
+
+            require_catalog_file(ro_file, lake_root if url is None else None)
+            timeout = SQLITE_BUSY_TIMEOUT_MS / 1000
+            kwargs["creator"] = lambda: connect_read_only(ro_file, timeout)
+            kwargs["poolclass"] = NullPool  # each connection picks its open mode afresh
+        elif self.url.startswith("sqlite"):
             kwargs["connect_args"] = {
                 "check_same_thread": False,
                 "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
             }
         else:
             kwargs["pool_pre_ping"] = True
+            if read_only and self.url.startswith("postgresql"):
+                kwargs["connect_args"] = {"options": "-c default_transaction_read_only=on"}
         self.engine = create_engine(self.url, **kwargs)
         if self.engine.dialect.name == "sqlite":
-            _configure_sqlite(self.engine)
-        self._create_tables()
+            _configure_sqlite(self.engine, read_only=read_only)
+        if not read_only:
+            self._create_tables()
 
     def _create_tables(self) -> None:
         try:

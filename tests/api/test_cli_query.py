@@ -128,7 +128,7 @@ def test_lake_defaults_to_pitlake_home_then_dot_lake(
     args = ["calendar", "--date", "2025-06-06", "--as-of", "2025-06-06", "--json"]
     monkeypatch.chdir(tmp_path)
     code, out = run(None, *args)
-    assert code == 2 and "no lake directory at lake" in json.loads(out)["message"]
+    assert code == 4 and "not a pitlake lake: lake" in json.loads(out)["message"]
     monkeypatch.setenv("PITLAKE_HOME", str(lake_dir))
     assert run(None, *args)[0] == 0
     monkeypatch.delenv("PITLAKE_HOME")

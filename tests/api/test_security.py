@@ -231,7 +231,7 @@ def test_serve_binds_loopback_by_default(lake_dir: Path, monkeypatch: pytest.Mon
 
 def test_serve_refuses_a_missing_lake_and_bad_pins(tmp_path: Path, lake_dir: Path) -> None:
     runner = CliRunner()
-    assert runner.invoke(cli_app, ["serve", "--lake", str(tmp_path / "nope")]).exit_code == 2
+    assert runner.invoke(cli_app, ["serve", "--lake", str(tmp_path / "nope")]).exit_code == 4
     bad = runner.invoke(cli_app, ["serve", "--lake", str(lake_dir), "--allow-pin", "x"])
     assert bad.exit_code == 2 and "invalid pin" in bad.output
     bad = runner.invoke(cli_app, ["serve", "--lake", str(lake_dir), "--as-of", "soon"])

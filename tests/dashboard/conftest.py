@@ -35,8 +35,11 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def lake(tmp_path: Path) -> Path:
+    """A lake with an empty catalog (what a first ingest leaves before any run): a directory
+    without one is not a lake, and the read surfaces refuse it."""
     root = tmp_path / "lake"
     root.mkdir()
+    Catalog(lake_root=root).close()
     return root
 
 
