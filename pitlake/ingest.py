@@ -770,7 +770,10 @@ def summarize(outcomes: Sequence[UnitOutcome]) -> dict[str, Any]:
     any unit brought rows, else the benign status (NO_DATA, NOT_CONFIGURED, SKIPPED). The run
     is Completed iff no dataset failed."""
     per: dict[str, dict[str, Any]] = {}
+    first_message: dict[tuple[str, str], str] = {}  # (dataset, status) → a unit's message
     for o in outcomes:
+        if o.message:
+            first_message.setdefault((o.dataset, o.status), o.message)
         s = per.setdefault(
             o.dataset,
             {
@@ -803,6 +806,8 @@ def summarize(outcomes: Sequence[UnitOutcome]) -> dict[str, Any]:
         if s["status"] is None:  # nothing failed
             counts = s["statuses"]
             s["status"] = "OK" if "OK" in counts else max(counts, key=counts.get)
+            if s["status"] != "OK":  # why it is benign: SKIPPED says which non-session
+                s["message"] = first_message.get((s["dataset"], s["status"]), "")
     completed = all(LedgerStatus(s["status"]) in LEDGER_SUCCESS for s in per.values())
     return {
         "completed": completed,

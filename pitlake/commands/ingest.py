@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from pitlake.commands import console
+from pitlake.preflight import LOGS_DIR, check_writable_lake
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
@@ -46,9 +49,14 @@ def _print_summary(summary: dict[str, Any], title: str) -> None:
             str(d["rows_added"]),
             ", ".join(d["vendors"]) or "—",
             ", ".join(d["expectations"]) or "—",
-            "" if d["status"] in ("OK", "SKIPPED") else (d.get("message") or "")[:200],
+            "" if d["status"] == "OK" else (d.get("message") or "")[:200],
         )
-    console().print(table)
+    if summary["datasets"]:
+        console().print(table)
+    else:
+        console().print(table.title)
+    if summary.get("note"):
+        console().print(summary["note"], soft_wrap=True)
 
 
 def ingest(
@@ -112,14 +120,20 @@ def ingest(
             not_ready_retries=not_ready_retries,
             not_ready_delay=not_ready_delay,
             show_progress=not as_json and sys.stderr.isatty(),
+            verbose=verbose,
         )
     except InvalidArgumentsError as e:
         typer.echo(f"invalid arguments: {e}", err=True)
         raise typer.Exit(EXIT_INVALID) from None
+    except RunWithoutSummary as e:
+        typer.echo(str(e), err=True)
+        raise typer.Exit(EXIT_FAILED) from None
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
     else:
         _print_summary(summary, title)
+        if summary.get("log"):
+            typer.echo(f"warnings and tracebacks: {summary['log']}", err=True)
     if not summary["completed"]:
         raise typer.Exit(EXIT_FAILED)
 
@@ -137,6 +151,7 @@ def _run(
     not_ready_retries: int,
     not_ready_delay: float,
     show_progress: bool,
+    verbose: bool = False,
 ) -> tuple[dict[str, Any], str]:
     # Validate before paying for Prefect's start-up.
     from pitlake import ingest as core
@@ -151,14 +166,61 @@ def _run(
     if start and end:
         core.month_chunks(to_date(start), to_date(end))
     core.check_datasets(datasets, core.BACKFILL_DATASETS if start else core.NIGHTLY_DATASETS)
+    check_writable_lake(lake)  # one LakeUnwritableError naming the path, before any flow
 
     run_id = core.new_run_id("backfill" if start else "nightly")
+    with IngestLog(lake, run_id, verbose=verbose) as run_log:
+        state, title = _flow(
+            date=date,
+            start=start,
+            end=end,
+            datasets=datasets,
+            symbols=symbols,
+            source=source,
+            lake=lake,
+            run_id=run_id,
+            force=force,
+            not_ready_retries=not_ready_retries,
+            not_ready_delay=not_ready_delay,
+            show_progress=show_progress,
+        )
+    from pitlake.lake.catalog import Catalog
+
+    catalog = Catalog(lake_root=lake)
+    try:
+        run = catalog.run(run_id)
+    finally:
+        catalog.close()
+    if run is None or not run.summary:
+        raise RunWithoutSummary(run_id, state, run_log.path_if_written())
+    summary = dict(run.summary)
+    if run_log.path_if_written():
+        summary["log"] = str(run_log.path)
+    return summary, title
+
+
+def _flow(
+    *,
+    date: str | None,
+    start: str | None,
+    end: str | None,
+    datasets: list[str] | None,
+    symbols: list[str] | None,
+    source: str | None,
+    lake: str,
+    run_id: str,
+    force: bool,
+    not_ready_retries: int,
+    not_ready_delay: float,
+    show_progress: bool,
+) -> tuple[Any, str]:
+    """Run the flow; its final state (the summary itself is read from the catalog)."""
     if start and end:
         from flows.backfill import backfill
 
         title = f"pitlake backfill {start}..{end}"
         with _progress(show_progress, title):
-            backfill(
+            state = backfill(
                 start=start,
                 end=end,
                 datasets=datasets,
@@ -173,7 +235,7 @@ def _run(
         from flows.nightly import nightly
 
         title = f"pitlake nightly {date or '(latest closed session)'}"
-        nightly(
+        state = nightly(
             trade_date=date,
             datasets=datasets,
             symbols=symbols,
@@ -184,16 +246,7 @@ def _run(
             not_ready_delay_seconds=not_ready_delay,
             return_state=True,
         )
-    from pitlake.lake.catalog import Catalog
-
-    catalog = Catalog(lake_root=lake)
-    try:
-        run = catalog.run(run_id)
-    finally:
-        catalog.close()
-    if run is None or not run.summary:
-        raise RuntimeError(f"run {run_id} left no summary in the catalog; see Prefect's log")
-    return run.summary, title
+    return state, title
 
 
 class _progress:
@@ -237,6 +290,73 @@ class _progress:
 
         progress.set_sink(None)
         self.bar.stop()
+
+
+class RunWithoutSummary(Exception):
+    """The flow ended without recording its summary (the catalog failed under it)."""
+
+    def __init__(self, run_id: str, state: Any, log: Path | None) -> None:
+        ended = f"{state.type.value}: {state.message}" if state is not None else "no state"
+        where = f"; traceback in {log}" if log else ""
+        super().__init__(f"run {run_id} recorded no summary (the flow ended {ended}){where}")
+
+
+class IngestLog:
+    """While a run goes, warnings and tracebacks go to <lake>/logs/ingest-<run_id>.log; the
+    terminal keeps each record's one line, without its traceback (all of it with --verbose).
+    A lake on object storage has no such directory: its tracebacks stay on the terminal."""
+
+    def __init__(self, lake: str, run_id: str, *, verbose: bool = False) -> None:
+        from pitlake.lake.fs import is_url
+
+        self.path = None if is_url(lake) else Path(lake) / LOGS_DIR / f"ingest-{run_id}.log"
+        self.verbose = verbose
+        self._handler: logging.Handler | None = None
+        self._wrapped: list[tuple[logging.Handler, Any]] = []
+
+    def path_if_written(self) -> Path | None:
+        return self.path if self.path is not None and self.path.exists() else None
+
+    def __enter__(self) -> IngestLog:
+        if self.path is None:
+            return self
+        import flows  # noqa: F401  (Prefect configures logging on import: wrap its handlers after)
+
+        root = logging.getLogger()
+        self._handler = logging.FileHandler(self.path, delay=True, encoding="utf-8")
+        self._handler.setLevel(logging.WARNING)
+        self._handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s")
+        )
+        if not self.verbose:
+            for h in root.handlers:
+                if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler):
+                    self._wrapped.append((h, h.format))
+                    h.format = self._one_line(h.format)  # type: ignore[method-assign]
+        root.addHandler(self._handler)
+        return self
+
+    def _one_line(self, fmt: Any) -> Any:
+        def format(record: logging.LogRecord) -> str:
+            if not (record.exc_info or record.exc_text or record.stack_info):
+                return fmt(record)
+            saved = record.exc_info, record.exc_text, record.stack_info
+            record.exc_info, record.exc_text, record.stack_info = None, None, None
+            try:
+                return f"{fmt(record)} (traceback in {self.path})"
+            finally:
+                record.exc_info, record.exc_text, record.stack_info = saved
+
+        return format
+
+    def __exit__(self, *exc: object) -> None:
+        for h, fmt in self._wrapped:
+            h.format = fmt  # type: ignore[method-assign]
+        self._wrapped.clear()
+        if self._handler is not None:
+            logging.getLogger().removeHandler(self._handler)
+            self._handler.close()
+            self._handler = None
 
 
 def dq(

@@ -146,3 +146,11 @@ def test_a_non_session_says_why() -> None:
     assert core.not_a_session(date(2025, 6, 2)) == (
         "2025-06-02 is not an XSHG session (Monday, an exchange holiday)"
     )
+
+
+def test_a_skipped_dataset_keeps_its_reason_in_the_summary(env: core.RunEnv) -> None:
+    day = date(2025, 6, 7)
+    out = core.skip(env, "quotes", day, core.not_a_session(day))
+    (d,) = core.summarize([out])["datasets"]
+    assert d["status"] == "SKIPPED"
+    assert d["message"] == "2025-06-07 is not an XSHG session (Saturday)"
