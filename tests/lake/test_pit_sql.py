@@ -1,0 +1,166 @@
+"""Point-in-time SQL (`Lake.sql`, `Lake.duckdb`): every view holds exactly what was public at
+the cutoff — the planted future rows stay out of every view, of the qfq/hfq views anchored at
+the cutoff and of every form of the answer — the raw files are not reachable, and a pin clamps
+the cutoff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from pitlake.envelope import ResultStatus
+from pitlake.lake import pit_sql
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.query import Lake
+from pitlake.pit import parse_cutoff
+from tests.lake.conftest import NOW
+from tests.lake.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
+
+LATE = "2025-12-31"
+EXPECTED_VIEWS = {
+    *(f"{d}{s}" for d in pit_sql.VERSIONED for s in ("", "_versions")),
+    "quotes_qfq",
+    "quotes_hfq",
+    "calendar",
+}
+
+
+def _cells(rows: list[dict[str, Any]]) -> list[Any]:
+    return [v for row in rows for v in row.values()]
+
+
+def test_every_view_holds_only_what_was_public_at_the_cutoff(planted: Lake) -> None:  # noqa: F811
+    cutoff = parse_cutoff(CUTOFF)
+    con = planted.duckdb(as_of=CUTOFF)
+    try:
+        names = set(pit_sql.views(con))
+        assert names == EXPECTED_VIEWS
+        for name in sorted(names - {"calendar"}):
+            rel = con.sql(f"SELECT * FROM {name}")
+            rows = [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
+            assert rows, f"{name}: the rows known at the cutoff are served"
+            assert MARK not in _cells(rows), name
+            for row in rows:
+                assert row["known_at"] <= cutoff, (name, row)
+                assert row.get("news_id") not in ("later", "undated"), name
+    finally:
+        con.close()
+
+
+def test_qfq_views_are_anchored_at_the_cutoff(planted: Lake) -> None:  # noqa: F811
+    sql = "SELECT trade_date, close, adj_factor FROM {} ORDER BY trade_date"
+    for view in ("quotes_qfq", "quotes_hfq"):
+        now = planted.sql(sql.format(view), as_of=CUTOFF).rows
+        # the 06-05 factor (MARK) is not known yet: the anchor is 1.0, prices stay 10
+        assert [(r["trade_date"], r["close"], r["adj_factor"]) for r in now] == [
+            ("2025-06-03", 10.0, 1.0),
+            ("2025-06-04", 10.0, 1.0),
+        ], view
+    # the control: later, the new factor is the qfq anchor and old prices scale down
+    late = planted.sql(sql.format("quotes_qfq"), as_of=LATE).rows
+    assert [round(r["close"], 6) for r in late] == [
+        round(MARK / MARK, 6),  # 06-03: the correction ingested 06-25 (MARK) × 1 / MARK
+        round(10.0 / MARK, 6),
+        round(MARK, 6),
+    ]
+
+
+def test_the_views_agree_with_the_lake_reads(planted: Lake) -> None:  # noqa: F811
+    quotes = planted.quotes(A, start="2025-01-01", end="2025-12-31", as_of=CUTOFF)
+    via_sql = planted.sql(
+        f"SELECT * FROM quotes WHERE symbol = '{A}' ORDER BY trade_date", as_of=CUTOFF
+    )
+    cols = ["trade_date", "close", "known_at", "ingested_at"]
+    assert [[r[c] for c in cols] for r in via_sql.rows] == [
+        [r[c] for c in cols] for r in quotes.rows
+    ]
+    fin = planted.financials(A, as_of=CUTOFF)
+    fin_sql = planted.sql("SELECT * FROM financials ORDER BY report_period", as_of=CUTOFF)
+    assert [r["revenue"] for r in fin_sql.rows] == [r["revenue"] for r in fin.rows]
+
+
+def test_every_form_of_a_sql_answer_keeps_the_future_out(planted: Lake) -> None:  # noqa: F811
+    r = planted.sql("SELECT * FROM quotes_versions", as_of=CUTOFF)
+    assert r.status is ResultStatus.OK and r.as_of == planted.quotes(A, as_of=CUTOFF).as_of
+    assert MARK not in _cells(r.rows)
+    assert MARK not in r.to_arrow().column("close").to_pylist()
+    assert not (r.to_pandas()["close"] == MARK).any()
+    later = planted.sql("SELECT * FROM quotes_versions", as_of=LATE)
+    assert MARK in later.to_arrow().column("close").to_pylist()  # the control
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT * FROM read_parquet('{root}/quotes/**/*.parquet')",
+        "SELECT * FROM '{root}/quotes/year=2025/part.parquet'",
+        "SELECT * FROM glob('{root}/*')",
+        "COPY quotes TO '{root}/../leak.csv'",
+        "ATTACH '{root}/../other.duckdb' AS other",
+        "SET enable_external_access = true",
+        "RESET enable_external_access",
+        "SET lock_configuration = false",
+        "INSTALL httpfs",
+    ],
+)
+def test_the_raw_files_are_not_reachable(planted: Lake, statement: str) -> None:  # noqa: F811
+    r = planted.sql(statement.format(root=planted.root), as_of=CUTOFF)
+    assert r.status is ResultStatus.INVALID_ARGUMENTS, r.rows
+    assert not (planted.root.parent / "leak.csv").exists()
+
+
+def test_a_pin_clamps_sql_and_the_connection(planted: Lake) -> None:  # noqa: F811
+    catalog = Catalog(f"sqlite:///{planted.root / 'catalog.db'}")
+    with Lake(planted.root, catalog=catalog, pin_as_of=CUTOFF, clock=lambda: NOW) as pinned:
+        r = pinned.sql("SELECT close FROM quotes_versions", as_of=LATE)
+        assert r.meta["pinned"] is True and "clamped" in r.message
+        assert r.as_of == pinned.quotes(A).as_of and MARK not in _cells(r.rows)
+        con = pinned.duckdb(as_of=LATE)
+        try:
+            closes = [c for (c,) in con.sql("SELECT close FROM quotes").fetchall()]
+            assert closes and MARK not in closes
+        finally:
+            con.close()
+    catalog.close()
+
+
+def test_bad_sql_is_invalid_arguments_not_a_crash(planted: Lake) -> None:  # noqa: F811
+    assert planted.sql("SELEC 1").status is ResultStatus.INVALID_ARGUMENTS
+    assert planted.sql("").status is ResultStatus.INVALID_ARGUMENTS
+    assert planted.sql("SELECT 1", as_of="not a date").status is ResultStatus.INVALID_ARGUMENTS
+    empty = planted.sql("SELECT * FROM quotes WHERE false", as_of=CUTOFF)
+    assert empty.status is ResultStatus.NO_DATA and empty.to_arrow().num_rows == 0
+
+
+def test_calendar_view_matches_the_lake_calendar(planted: Lake) -> None:  # noqa: F811
+    r = planted.sql(
+        "SELECT date, is_open FROM calendar WHERE date BETWEEN '2025-06-01' AND '2025-06-10' "
+        "ORDER BY date"
+    )
+    want = planted.calendar("2025-06-01", "2025-06-10")
+    assert [(x["date"], x["is_open"]) for x in r.rows] == [
+        (x["date"], x["is_open"]) for x in want.rows
+    ]
+
+
+def test_views_over_read_parquet_stop_reading_with_file_access_off(tmp_path: Path) -> None:
+    """The DuckDB 2 fact the module is built on: a view over read_parquet is re-bound at each
+    query, so it stops reading once file access is off; a view over a registered Arrow
+    dataset keeps reading."""
+    path = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"a": [1, 2]}), path)
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW direct AS SELECT * FROM read_parquet('{path}')")
+    con.register("registered", ds.dataset([str(path)], format="parquet"))
+    con.execute("CREATE VIEW indirect AS SELECT sum(a) AS s FROM registered")
+    con.execute("SET enable_external_access = false")
+    with pytest.raises(duckdb.PermissionException):
+        con.sql("SELECT * FROM direct").fetchall()
+    assert con.sql("SELECT s FROM indirect").fetchall() == [(3,)]
+    con.close()
