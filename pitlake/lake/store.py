@@ -86,6 +86,7 @@ _REVISED = "__revised"
 # A conditional PUT that finds another writer's object starts the partition's read-merge-write
 # over; with a coordinator this only follows a lost lease, so a few attempts are plenty.
 CONFLICT_ATTEMPTS = 3
+ENV_CONDITIONAL_PUT = "PITLAKE_S3_CONDITIONAL_PUT"
 
 
 class Partition(NamedTuple):
@@ -408,6 +409,9 @@ class LakeStore:
         self.fs = open_fs(self.root)
         # pitlake.lake.lease.AdvisoryLocks or Leases: holds partitions across machines.
         self.coordinator = coordinator
+        # For an S3-compatible store that rejects conditional PUTs: PITLAKE_S3_CONDITIONAL_PUT=0
+        # (the catalog's holds still coordinate; a stale-read PUT is then not caught).
+        self.conditional_put = os.environ.get(ENV_CONDITIONAL_PUT, "1").strip() != "0"
 
     @property
     def remote(self) -> bool:
@@ -598,10 +602,11 @@ class LakeStore:
         if isinstance(self.fs, ObjectFS):
             got = self.fs.read_versioned(path)
             if got is None:
-                return None, None, None
+                return None, None, None if self.conditional_put else ANY
             data, etag = got
             table = pq.ParquetFile(pa.BufferReader(data)).read()
-            return conform(table, schema), hashlib.sha256(data).hexdigest(), etag
+            sha = hashlib.sha256(data).hexdigest()
+            return conform(table, schema), sha, etag if self.conditional_put else ANY
         if not self.fs.is_file(path):
             return None, None, ANY
         return conform(self.fs.parquet(path).read(), schema), None, ANY

@@ -536,3 +536,26 @@ def test_only_writers_create_the_lease_table(tmp_path: Path) -> None:
     coordinator_for(cat)
     assert "partition_leases" in inspect(cat.engine).get_table_names()
     cat.close()
+
+
+def test_conditional_puts_can_be_turned_off_for_a_store_without_them(
+    s3: RequestLog,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PITLAKE_S3_CONDITIONAL_PUT=0 sends plain PUTs (for a store that rejects If-Match):
+    then only the catalog's holds protect the partition, as this uncoordinated stale read
+    shows by dropping the other writer's row."""
+    monkeypatch.setenv("PITLAKE_S3_CONDITIONAL_PUT", "0")
+    store = LakeStore(URL)
+    write(store, "quotes", [bar("600519.SH", "2025-06-03", 10.0)])
+    other = _another_machine(LakeStore(URL), tmp_path / "other")
+    real_put = store._put
+
+    def another_writer_first(path: Any, data: bytes, **kwargs: Any) -> None:
+        write(other, "quotes", [bar("000001.SZ", "2025-06-03", 5.0)])
+        real_put(path, data, **kwargs)
+
+    store._put = another_writer_first  # type: ignore[method-assign]
+    write(store, "quotes", [bar("600519.SH", "2025-06-04", 11.0)])
+    assert ("000001.SZ", "2025-06-03") not in set(_stored_keys(store))
