@@ -18,19 +18,22 @@ Dates, for trade-dated datasets (quotes, valuation, dragon_tiger):
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
+import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pitlake.calendar import FIRST_SESSION, XSHG, to_date
 from pitlake.envelope import DateStatus, Result, ResultStatus
-from pitlake.errors import InvalidArgumentsError
+from pitlake.errors import InvalidArgumentsError, LakeCorruptError
 from pitlake.lake.adjust import ADJUST_MODES, adjust_prices
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry
 from pitlake.lake.fs import ObjectFS, require_catalog_url
@@ -143,6 +146,39 @@ def _invalid(e: Exception, **kw: Any) -> Result:
     return Result.invalid(str(e), **kw)
 
 
+_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+
+
+def _failed_file(message: str, root: object) -> str:
+    """The stored file a DuckDB error names (a quoted Parquet path, or a quoted path inside
+    the lake), else the lake itself."""
+    quoted = _QUOTED.findall(message)
+    for candidate in quoted:
+        if candidate.endswith(".parquet"):
+            return candidate
+    base = str(root)
+    for candidate in quoted:
+        if candidate.startswith(base):
+            return candidate
+    return base
+
+
+def _named_failures(read: Callable[..., Result]) -> Callable[..., Result]:
+    """A public read: a stored file the engine cannot read raises `LakeCorruptError` naming
+    it, in one line, never a raw DuckDB error (the surfaces print it; HTTP answers 503)."""
+
+    @functools.wraps(read)
+    def wrapper(self: Lake, *args: Any, **kwargs: Any) -> Result:
+        try:
+            return read(self, *args, **kwargs)
+        except duckdb.Error as e:
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            path = _failed_file(str(e), self.root)
+            raise LakeCorruptError(f"unreadable lake file {path}: {first}", path=path) from e
+
+    return wrapper
+
+
 class Lake:
     """As-of reads over one lake directory.
 
@@ -197,6 +233,7 @@ class Lake:
 
     # ================================================================ public reads
 
+    @_named_failures
     def quotes(
         self,
         symbols: str | Sequence[str],
@@ -221,6 +258,7 @@ class Lake:
             return _invalid(e)
         return self._trade_dated("quotes", syms, win, ask, adjust=mode)
 
+    @_named_failures
     def valuation(
         self,
         symbols: str | Sequence[str],
@@ -239,6 +277,7 @@ class Lake:
             return _invalid(e)
         return self._trade_dated("valuation", syms, win, ask)
 
+    @_named_failures
     def dragon_tiger(
         self,
         date: str | date | None = None,
@@ -261,6 +300,7 @@ class Lake:
             return _invalid(e)
         return self._trade_dated("dragon_tiger", syms or None, win, ask)
 
+    @_named_failures
     def financials(
         self,
         symbols: str | Sequence[str],
@@ -289,6 +329,7 @@ class Lake:
             return _invalid(e)
         return self._financials(syms, ask, statement, wanted, latest_only)
 
+    @_named_failures
     def news(
         self,
         symbols: str | Sequence[str] | None = None,
@@ -328,6 +369,7 @@ class Lake:
             return _invalid(e)
         return self._news(syms, start_d, end_d, lo, hi, ask, limit)
 
+    @_named_failures
     def calendar(
         self,
         start: str | date | None = None,
