@@ -215,7 +215,9 @@ class AdvisoryLocks:
     def hold(self, dataset: str, partition: str) -> Iterator[_AdvisoryHolding]:
         key = advisory_key(self.namespace, dataset, partition)
         with self.engine.connect() as conn, conn.begin():
-            conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(self.wait_s * 1000)}ms'")
+            # 0 would mean "wait forever": at least 1 ms.
+            timeout_ms = max(1, int(self.wait_s * 1000))
+            conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{timeout_ms}ms'")
             try:
                 conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%(k)s)", {"k": key})
             except Exception as exc:

@@ -53,7 +53,7 @@ from pitlake.lake.fs import (
     lake_root,
     open_fs,
 )
-from pitlake.lake.lease import DATASET_WIDE
+from pitlake.lake.lease import DATASET_WIDE, Coordinator, Holding
 from pitlake.lake.tempfiles import sweep_orphans, temp_path_for
 from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
 from schemas import DatasetSchema
@@ -403,7 +403,10 @@ class LakeStore:
     """Reads and writes the lake's files under `root` (a directory or an s3:// URL)."""
 
     def __init__(
-        self, root: str | os.PathLike[str] | ObjectPath, *, coordinator: Any | None = None
+        self,
+        root: str | os.PathLike[str] | ObjectPath,
+        *,
+        coordinator: Coordinator | None = None,
     ) -> None:
         self.root: Any = lake_root(root)  # Path, or ObjectPath for a URL
         self.fs = open_fs(self.root)
@@ -426,7 +429,7 @@ class LakeStore:
             atomic_write_bytes(path, data)  # type: ignore[arg-type]
 
     @contextmanager
-    def _hold(self, dataset: str, value: str, directory: Any) -> Iterator[Any]:
+    def _hold(self, dataset: str, value: str, directory: Any) -> Iterator[Holding | None]:
         """The partition's critical section: the local lock (writers on this machine), then
         the coordinator's hold (writers anywhere). Yields the holding, or None."""
         with self.fs.lock(directory):
@@ -620,7 +623,7 @@ class LakeStore:
         result: WriteResult,
         *,
         existing_sha: str | None = None,
-        holding: Any | None = None,
+        holding: Holding | None = None,
         etag: str | object | None = ANY,
     ) -> None:
         """Caller holds the partition lock (and `holding`, the coordinator's hold, if any).

@@ -17,6 +17,8 @@ import pytest
 
 import pitlake.lake.store as store_mod
 from pitlake.calendar import sessions_between
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.lease import Leases, PartitionBusyError, partition_leases_table
 from pitlake.lake.locking import locked
 from pitlake.lake.store import LakeStore, file_sha256
 from tests.lake.conftest import (
@@ -391,3 +393,69 @@ def test_quarantine_keeps_the_batch_and_the_report(store: LakeStore) -> None:
     assert saved["at"] == "2025-06-20T18:00:00+08:00"
     second = store.quarantine("quotes", "run7", frame, {}, label="2025-06-04")
     assert second.name == "batch-2025-06-04.parquet" and path.exists()
+
+
+# ---------------------------------------------------------------- coordinated writes
+
+
+def _leased(store: LakeStore, catalog: Catalog, **options: object) -> LakeStore:
+    store.coordinator = Leases(catalog, heartbeat=False, **options)  # type: ignore[arg-type]
+    return store
+
+
+def _lease_rows(catalog: Catalog) -> dict[str, tuple[str | None, int]]:
+    with catalog.engine.connect() as conn:
+        rows = conn.execute(partition_leases_table.select()).all()
+    return {r.name: (r.holder, int(r.token)) for r in rows}
+
+
+def test_a_coordinated_write_records_its_partition_files_inside_the_hold(
+    store: LakeStore, sqlite_catalog: Catalog
+) -> None:
+    _leased(store, sqlite_catalog)
+    res = write(store, "quotes", [bar(A, "2024-12-31", 9.0), bar(A, "2025-06-03", 10.0)])
+    assert res.recorded and res.written == ["2024", "2025"]
+    records = {r.partition: r for r in sqlite_catalog.partition_files("quotes")}
+    for p in res.partitions:
+        assert records[p.value].sha256 == file_sha256(p.path) == p.sha256
+        assert records[p.value].rows == p.rows and records[p.value].run_id == res.run_id
+    # released (no holder), and the next write of a partition takes a higher token
+    assert _lease_rows(sqlite_catalog) == {"quotes/2024": (None, 1), "quotes/2025": (None, 1)}
+    write(store, "quotes", [bar(A, "2025-06-04", 11.0)])
+    assert _lease_rows(sqlite_catalog)["quotes/2025"] == (None, 2)
+
+
+def test_a_news_write_holds_the_dataset_and_each_partition(
+    store: LakeStore, sqlite_catalog: Catalog
+) -> None:
+    _leased(store, sqlite_catalog)
+    item = news_item("n1", "茅台发布公告", bj("2025-05-30", "20:00"), [A])
+    res = write(store, "news", news_frame([item]))
+    assert res.recorded and res.written == ["2025-05"]
+    assert set(_lease_rows(sqlite_catalog)) == {"news/*", "news/2025-05"}
+    [rec] = sqlite_catalog.partition_files("news")
+    assert rec.sha256 == file_sha256(store.partition_path("news", "2025-05"))
+
+
+def test_an_uncoordinated_write_leaves_the_catalog_to_its_caller(
+    store: LakeStore, sqlite_catalog: Catalog
+) -> None:
+    res = write(store, "quotes", [bar(A, "2025-06-03", 10.0)])
+    assert not res.recorded and sqlite_catalog.partition_files() == []
+
+
+def test_a_partition_leased_elsewhere_makes_the_writer_wait_then_give_up(
+    store: LakeStore, sqlite_catalog: Catalog
+) -> None:
+    waits: list[float] = []
+    other = Leases(sqlite_catalog, holder="other-host", heartbeat=False)
+    held = other.try_acquire("quotes", "2025")
+    assert held is not None
+    _leased(store, sqlite_catalog, wait_s=1.0, wait=waits.append)
+    with pytest.raises(PartitionBusyError, match="quotes/2025") as err:
+        write(store, "quotes", [bar(A, "2025-06-03", 10.0)])
+    assert err.value.path == "quotes/2025" and round(sum(waits), 6) == 1.0
+    assert store.list_partitions("quotes") == []  # nothing written
+    held.release()
+    write(store, "quotes", [bar(A, "2025-06-03", 10.0)])
+    assert [p.value for p in store.list_partitions("quotes")] == ["2025"]

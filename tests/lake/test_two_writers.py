@@ -29,6 +29,7 @@ from pitlake.lake.lease import (
     AdvisoryLocks,
     LeaseLostError,
     Leases,
+    PartitionBusyError,
     coordinator_for,
     partition_leases_table,
 )
@@ -559,3 +560,20 @@ def test_conditional_puts_can_be_turned_off_for_a_store_without_them(
     store._put = another_writer_first  # type: ignore[method-assign]
     write(store, "quotes", [bar("600519.SH", "2025-06-04", 11.0)])
     assert ("000001.SZ", "2025-06-03") not in set(_stored_keys(store))
+
+
+def test_a_partition_locked_by_another_session_times_out_as_busy(pg_url: str) -> None:
+    cat = Catalog(pg_url)
+    try:
+        first, second = AdvisoryLocks(cat), AdvisoryLocks(cat, wait_s=0.001)
+        with first.hold("quotes", "2025") as held:
+            held.verify()
+            with pytest.raises(PartitionBusyError, match="quotes/2025"):
+                with second.hold("quotes", "2025"):
+                    pass  # pragma: no cover - never reached
+            with second.hold("quotes", "2024") as other:  # another partition is free
+                other.verify()
+        with second.hold("quotes", "2025") as now_free:
+            now_free.verify()
+    finally:
+        cat.close()
