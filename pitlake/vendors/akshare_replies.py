@@ -177,8 +177,32 @@ def _where(frames: list[tuple[FrameType, int]]) -> str:
 def _field(exc: BaseException) -> str:
     if isinstance(exc, KeyError) and exc.args:
         return f"field {exc.args[0]!r}"
-    match = re.search(r"'([^']+)'", str(exc))
-    return f"field {match.group(1)!r}" if match else "its reply"
+    return "its reply"
+
+
+# Replies that are scripts, not JSON: Sina's `var name="…"` / `var name={…}`. Anything else
+# (an HTML page, an error text) is not the vendor's answer, whatever the parser made of it.
+SCRIPT_REPLIES: dict[str, re.Pattern[str]] = {
+    "stock_zh_a_daily": re.compile(r"^\s*var\s+\w+\s*="),
+    "tool_trade_date_hist_sina": re.compile(r"^\s*var\s+\w+\s*="),
+}
+
+
+def _not_a_script(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
+    pattern = SCRIPT_REPLIES.get(endpoint)
+    if pattern is None:
+        return None
+    for name in _RESPONSE_LOCALS:
+        found, resp = _local(frames, name)
+        text = getattr(resp, "text", None) if found else None
+        if isinstance(text, str) and not pattern.match(text):
+            return VendorError(
+                f"the reply is not the vendor's script (blocked or changed?): {text[:60]!r}",
+                vendor=VENDOR,
+                endpoint=endpoint,
+                retryable=True,
+            )
+    return None
 
 
 def _status_error(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
@@ -222,24 +246,35 @@ def classify_failure(endpoint: str, exc: BaseException) -> PitlakeError:
     Everything else → `classify` unchanged."""
     if isinstance(exc, PitlakeError):
         return classify(VENDOR, exc, endpoint=endpoint)
+    frames = _akshare_frames(exc)
+    transport = isinstance(exc, OSError) and not isinstance(exc, ValueError)
+    if frames and not transport:  # the parser met a reply: was it an HTTP error page?
+        status = _status_error(endpoint, frames) or _not_a_script(endpoint, frames)
+        if status is not None:
+            return status
     if empty_reply(endpoint, exc):
         return NoMarketDataError(
             f"no rows ({type(exc).__name__} {exc} on an empty reply)",
             vendor=VENDOR,
             endpoint=endpoint,
         )
-    frames = _akshare_frames(exc)
-    if frames and isinstance(exc, _PARSER_ERRORS):
-        status = _status_error(endpoint, frames)
-        if status is not None:
-            return status
     err = classify(VENDOR, exc, endpoint=endpoint)
-    if (
-        frames
-        and isinstance(exc, _PARSER_ERRORS)
-        and isinstance(err, VendorError)
-        and not isinstance(err, NoMarketDataError)
-    ):
-        err.message = f"{err.message} — {endpoint} could not read {_field(exc)} ({_where(frames)})"
+    if frames and isinstance(exc, SyntaxError):  # akshare eval()s Sina's object literals
+        return VendorError(
+            f"unreadable reply ({type(exc).__name__}): {endpoint} at {_where(frames)}",
+            vendor=VENDOR,
+            endpoint=endpoint,
+            retryable=True,
+        )
+    if not (frames and isinstance(exc, _PARSER_ERRORS)):
+        return err
+    where = f"{endpoint} could not read {_field(exc)} ({_where(frames)})"
+    if isinstance(err, NoMarketDataError) and isinstance(exc, TypeError):
+        # The classifier's generic "None is not subscriptable = no data", on a reply whose
+        # rows are not known to be empty (an anti-bot page without the expected element):
+        # unreadable, perhaps blocked — never "no rows".
+        return VendorError(f"unreadable reply: {where}", vendor=VENDOR, endpoint=endpoint)
+    if isinstance(err, VendorError) and not isinstance(err, NoMarketDataError):
+        err.message = f"{err.message} — {where}"
         err.args = (err.message,)
     return err

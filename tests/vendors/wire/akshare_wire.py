@@ -1,0 +1,54 @@
+"""Shared pieces of the AkShare wire tests: the recorded replies, the live client over them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pitlake.vendors.akshare import AkshareAdapter
+from pitlake.vendors.clients import AkshareClient
+from tests.vendors.wire.http_replay import Call, HttpReplay
+
+REPLIES = Path(__file__).resolve().parent / "akshare"
+FETCHED_AT = datetime(2025, 6, 10, 12, 0, tzinfo=UTC)
+
+
+def reply_file(function: str, kind: str) -> Path:
+    path = REPLIES / f"{function}.{kind}.json"
+    assert path.is_file(), f"no recorded {kind} reply for {function}"
+    return path
+
+
+def keyword(symbol: str) -> Callable[[Call], bool]:
+    """stock_news_em sends its keyword inside the JSON `param` (news_stock.py:24-47)."""
+    return lambda call: f'"keyword": "{symbol}"' in call.params.get("param", "")
+
+
+def begin_time(day: str) -> Callable[[Call], bool]:
+    """stock_notice_report asks one day as begin_time = end_time (stock_notice.py:58-61)."""
+    return lambda call: call.params.get("begin_time") == day
+
+
+@pytest.fixture(name="http")
+def http_fixture() -> HttpReplay:
+    """An HttpReplay with akshare's per-process caches cleared (the F10 company-type page is
+    lru_cached per symbol: stock_three_report_em.py:17)."""
+    from akshare.stock_feature import stock_three_report_em
+
+    stock_three_report_em._stock_balance_sheet_by_report_ctype_em.cache_clear()
+    replay = HttpReplay()
+    yield replay
+    stock_three_report_em._stock_balance_sheet_by_report_ctype_em.cache_clear()
+
+
+def live_adapter(timeout: float = 30.0) -> AkshareAdapter:
+    """pitlake's live AkShare client (the real installed akshare) under its adapter."""
+    return AkshareAdapter(AkshareClient(timeout=timeout))
+
+
+def add(http: HttpReplay, function: str, kind: str, **overrides: Any) -> None:
+    http.add_file(reply_file(function, kind), **overrides)
