@@ -132,7 +132,7 @@ def notice_report(codes: list[str], day: str) -> pd.DataFrame:
             "代码": codes,
             "名称": ["x"] * len(codes),
             "公告标题": ["2025年一季度报告"] * len(codes),
-            "公告类型": ["财务报告"] * len(codes),
+            "公告类型": ["一季度报告全文"] * len(codes),  # East Money column_name
             "公告日期": [d(day)] * len(codes),
             "网址": ["https://example.invalid"] * len(codes),
         },
