@@ -41,6 +41,7 @@ from sqlalchemy import BigInteger, Column, DateTime, MetaData, String, Table, se
 from sqlalchemy.engine import Connection, Engine
 
 from pitlake.errors import LakeUnwritableError
+from pitlake.lake.catalog import Catalog, partition_files_table, to_utc_naive
 
 ENV_TTL = "PITLAKE_LEASE_TTL_S"
 ENV_WAIT = "PITLAKE_LEASE_WAIT_S"
@@ -126,13 +127,10 @@ class Coordinator(Protocol):
     def hold(self, dataset: str, partition: str) -> AbstractContextManager[Holding]: ...
 
 
-def _record(
-    catalog: Any, conn: Connection, values: dict[str, Any], *, at: datetime | None = None
-) -> None:
-    """Upsert one partition-file record on `conn` (inside the caller's transaction)."""
-    from pitlake.lake.catalog import partition_files_table, to_utc_naive
-
-    row = {**values, "recorded_at": to_utc_naive(at)}
+def _record(catalog: Catalog, conn: Connection, values: dict[str, Any]) -> None:
+    """Upsert one partition-file record on `conn`, inside the caller's transaction (the
+    catalog's own upsert, so the row is exactly what `Catalog.record_partition_file` writes)."""
+    row = {**values, "recorded_at": to_utc_naive(None)}
     catalog._upsert(conn, partition_files_table, row, ["dataset", "partition_value"])
 
 
@@ -160,7 +158,7 @@ def advisory_key(namespace: str, dataset: str, partition: str) -> int:
 
 @dataclass
 class _AdvisoryHolding:
-    catalog: Any
+    catalog: Catalog
     conn: Connection
     key: int
     token: int = 0  # advisory locks need no fencing token: the session holds the lock
@@ -202,7 +200,7 @@ class _AdvisoryHolding:
 class AdvisoryLocks:
     """Partition holds as PostgreSQL transaction-level advisory locks."""
 
-    def __init__(self, catalog: Any, *, wait_s: float | None = None) -> None:
+    def __init__(self, catalog: Catalog, *, wait_s: float | None = None) -> None:
         self.catalog = catalog
         self.engine: Engine = catalog.engine
         self.wait_s = _env_seconds(ENV_WAIT, DEFAULT_WAIT_S) if wait_s is None else wait_s
@@ -313,7 +311,7 @@ class Leases:
 
     def __init__(
         self,
-        catalog: Any,
+        catalog: Catalog,
         *,
         ttl_s: float | None = None,
         wait_s: float | None = None,
@@ -403,7 +401,7 @@ def _heartbeat(holding: _LeaseHolding, stop: threading.Event, every_s: float) ->
             continue
 
 
-def coordinator_for(catalog: Any, **options: Any) -> AdvisoryLocks | Leases:
+def coordinator_for(catalog: Catalog, **options: Any) -> AdvisoryLocks | Leases:
     """The partition coordinator for a catalog: advisory locks on PostgreSQL, leases elsewhere.
     Options go to `Leases` (ttl_s, wait_s, clock, …) or `AdvisoryLocks` (wait_s)."""
     if catalog.engine.dialect.name == "postgresql":
