@@ -1,0 +1,52 @@
+"""GET/POST /v1/sql: point-in-time SQL over HTTP (`Lake.sql` through the pinned service).
+
+No `from __future__ import annotations` here: FastAPI reads these routes' annotations at run
+time, and the CLI-light `pitlake.api.formats` must not import FastAPI at module level."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Header, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from pitlake.api.formats import respond
+from pitlake.api.models import Envelope
+from pitlake.api.service import QueryService
+
+
+class SqlRequest(BaseModel):
+    query: str = Field(max_length=100_000, description="One SQL statement over the views.")
+    as_of: str | None = Field(default=None, max_length=64, description="The cutoff.")
+
+
+def sql_router(service: QueryService) -> APIRouter:
+    """GET/POST /v1/sql: one statement over the point-in-time views (`Lake.sql`), clamped by
+    the server's pin like every read."""
+    from pitlake.api.app import ERROR_RESPONSES  # app.py installs this router: loaded by now
+
+    r = APIRouter(prefix="/v1", tags=["v1"], responses=ERROR_RESPONSES)
+    summary = "Point-in-time SQL over views of what was public at the as-of"
+    doc = (
+        "Views: quotes, adj_factors, valuation, financials, news, dragon_tiger (the newest "
+        "version per key public at the as-of), <dataset>_versions (every version public by "
+        "then), quotes_qfq / quotes_hfq (anchored at the as-of) and calendar. The lake's files "
+        "are not reachable from the statement; a pinned server clamps the as-of."
+    )
+    pin_header = Header(alias="X-Pitlake-Pin", max_length=64)
+
+    @r.get("/sql", response_model=Envelope, summary=summary, description=doc)
+    def sql_get(
+        q: Annotated[str, Query(max_length=100_000, description="One SQL statement.")],
+        as_of: Annotated[str | None, Query(max_length=64)] = None,
+        x_pitlake_pin: Annotated[str | None, pin_header] = None,
+    ) -> Response:
+        return respond(service.sql(q, as_of=as_of, pin=x_pitlake_pin))
+
+    @r.post("/sql", response_model=Envelope, summary=summary, description=doc)
+    def sql_post(
+        body: Annotated[SqlRequest, Body()],
+        x_pitlake_pin: Annotated[str | None, pin_header] = None,
+    ) -> Response:
+        return respond(service.sql(body.query, as_of=body.as_of, pin=x_pitlake_pin))
+
+    return r
