@@ -21,8 +21,10 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 
 from pitlake import __version__
+from pitlake.api import formats
 from pitlake.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
-from pitlake.api.errors import NeverFiveHundred, respond, validation_error_handler
+from pitlake.api.errors import NeverFiveHundred, validation_error_handler
+from pitlake.api.formats import respond  # JSON, or Arrow / Parquet when asked (and JSON pages)
 from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.api.redact import install_log_redaction
 from pitlake.api.service import Answer, QueryService, lake_missing
@@ -411,6 +413,7 @@ def create_app(
     app.include_router(_router(service))
     _include_optional_routers(app, lake)
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
+    formats.install(app)  # Arrow / Parquet / JSON pages, /v1/sql, and their OpenAPI
     if token is not None:
         app.add_middleware(BearerAuth, token=token)
     app.add_middleware(NeverFiveHundred)  # outside auth, so it guards auth too

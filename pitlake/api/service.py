@@ -37,6 +37,7 @@ import pyarrow as pa
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
+from pitlake.api.formats import rows_for
 from pitlake.api.params import (
     dataset_list,
     pin_table,
@@ -123,6 +124,7 @@ class Answer:
 
     envelope: dict[str, Any]
     fault: Fault | None = None
+    result: Result | None = None  # the read's Result (its Arrow table), for columnar formats
 
     @property
     def status(self) -> ResultStatus:
@@ -161,6 +163,11 @@ def _one_session(
     return start, end
 
 
+def _kept(kept: list[Result], result: Result) -> Result:
+    kept.append(result)
+    return result
+
+
 def envelope_of(result: Result) -> dict[str, Any]:
     """`Result.to_dict()` without `dataclasses.asdict`'s deep copy of every row (half the time
     of a one-year quotes answer): the rows are plain JSON values the Result owns already."""
@@ -173,7 +180,7 @@ def envelope_of(result: Result) -> dict[str, Any]:
         "source": result.source,
         "retryable": bool(result.retryable),
         "message": result.message,
-        "data": result.data,
+        "data": rows_for(result),  # all rows, one page, or none (pitlake.api.formats)
         "meta": dict(result.meta),
     }
 
@@ -345,9 +352,14 @@ class QueryService:
             pin_at, pin_name = self.resolve_pin(pin)
         except InvalidArgumentsError as e:
             return Answer(Result.invalid(str(e)).to_dict())
-        env, fault = self._guard(what, lambda: read(self.lake(pin_at), as_of))
+        kept: list[Result] = []
+        env, fault = self._guard(what, lambda: _kept(kept, read(self.lake(pin_at), as_of)))
         self._stamp_pin(env, pin_at, pin_name, as_of)
-        return Answer(env, fault)
+        return Answer(env, fault, kept[0] if kept else None)
+
+    def sql(self, query: str, *, as_of: str | None = None, pin: str | None = None) -> Answer:
+        """Point-in-time SQL (`Lake.sql`) through the pinned Lake: a pin clamps it too."""
+        return self._run("sql", pin, as_of, lambda lake, a: lake.sql(query, as_of=a))
 
     # ------------------------------------------------------------ datasets
 
@@ -680,12 +692,21 @@ class QueryService:
 
     def status(self, *, as_of: str | None = None, pin: str | None = None) -> Answer:
         """Freshness per dataset at the cutoff: the latest session the ledger holds a
-        successful fetch for, against the latest session closed at the cutoff."""
+        successful fetch for, against the latest session closed at the cutoff. A dataset more
+        than $PITLAKE_STALE_SESSIONS (default 1) sessions behind, or never fetched, is `stale`
+        (listed in meta.stale; `pitlake query status` then exits 3)."""
+
+        from pitlake.dashboard_data import stale_threshold
+
+        threshold, threshold_note = stale_threshold()
 
         def read(lake: Lake, as_of: Any) -> Result:
             ask = lake._ask(as_of, None)
             latest = XSHG.latest_closed_session(ask.cutoff)
             rows = self._freshness(latest)
+            for r in rows:
+                r["stale"] = r["lag_sessions"] is None or r["lag_sessions"] > threshold
+            stale = [r["dataset"] for r in rows if r["stale"]]
             behind = [
                 f"{r['dataset']} ({r['lag_sessions']} behind)"
                 if r["lag_sessions"] is not None
@@ -698,6 +719,15 @@ class QueryService:
                 + ("every dataset is current." if not behind else "behind: " + ", ".join(behind))
                 + "."
             ).replace("..", ".")
+            message += (
+                f" Stale (more than {threshold} session(s) behind, or never fetched): "
+                + ", ".join(stale)
+                + "."
+                if stale
+                else f" None is past the staleness threshold ({threshold} session(s))."
+            )
+            if threshold_note:
+                message += f" {threshold_note}."
             return Result(
                 status=ResultStatus.OK,
                 requested_date=ask.cutoff.date().isoformat(),
@@ -707,7 +737,7 @@ class QueryService:
                 source="catalog",
                 message=" ".join([*ask.notes, message]),
                 data=rows,
-                meta={"pinned": ask.pinned},
+                meta={"pinned": ask.pinned, "stale_threshold": threshold, "stale": stale},
             )
 
         return self._run("status", pin, as_of, read)
