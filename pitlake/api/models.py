@@ -81,6 +81,10 @@ class Freshness(BaseModel):
     latest_session: str = Field(description="The latest XSHG session closed at the as-of.")
     lag_sessions: int | None = Field(description="Sessions between the two (None: never).")
     fresh: bool
+    stale: bool = Field(
+        description="Past the staleness threshold: lag_sessions greater than "
+        "meta.stale_threshold ($PITLAKE_STALE_SESSIONS, default 1), or never fetched."
+    )
     latest_session_status: str | None = Field(
         description="The whole-market ledger status of latest_session at the as-of."
     )

@@ -22,12 +22,13 @@ if TYPE_CHECKING:
     from pitlake.api.service import Answer, QueryService
 
 # Exit codes of `pitlake query` (also in its --help).
-EXIT_OK = 0  # OK, NO_DATA
+# Exit codes of `pitlake query` (also in its --help; the table in the README).
+EXIT_OK = 0  # OK, NO_DATA; status: no dataset past the staleness threshold
 EXIT_INVALID = 2  # INVALID_ARGUMENTS (also typer's own usage errors)
-EXIT_NOT_OK = (
-    3  # NOT_READY, UPSTREAM_ERROR, RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED, UNKNOWN
-)
-EXIT_FAULT = 4  # the lake could not answer (unreadable file or catalog, internal error)
+# NOT_READY, UPSTREAM_ERROR, RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED, UNKNOWN; status: a
+# dataset more than $PITLAKE_STALE_SESSIONS sessions behind, or never fetched
+EXIT_NOT_OK = 3
+EXIT_FAULT = 4  # the lake could not answer (not a lake, unreadable file or catalog, internal)
 
 MAX_TABLE_ROWS = 50
 WIDE_COLUMNS = 8  # more columns than this, and at most TRANSPOSE_ROWS rows: print transposed
@@ -66,8 +67,10 @@ QUERY_HELP = (
     "DATASET is one of: quotes, valuation, financials, news, dragon-tiger, calendar, snapshot, "
     "status.\n\n"
     f"Exit codes: {EXIT_OK} OK or NO_DATA; {EXIT_INVALID} INVALID_ARGUMENTS; {EXIT_NOT_OK} "
-    "NOT_READY, UPSTREAM_ERROR, RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED or UNKNOWN; "
-    f"{EXIT_FAULT} the lake could not answer (unreadable file or catalog)."
+    "NOT_READY, UPSTREAM_ERROR, RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED or UNKNOWN, "
+    "or (status) a dataset more than $PITLAKE_STALE_SESSIONS (default 1) sessions behind or "
+    f"never fetched; {EXIT_FAULT} the lake could not answer (not a lake, an unreadable file "
+    "or catalog)."
 )
 
 
@@ -77,12 +80,16 @@ def default_lake() -> str:
 
 
 def exit_code(answer: Answer) -> int:
+    """The documented exit code of an answer; a freshness answer listing a stale dataset is
+    not OK for cron and monitoring (EXIT_NOT_OK)."""
     from pitlake.envelope import ResultStatus
 
     if answer.fault is not None:
         return EXIT_FAULT
     if answer.status is ResultStatus.INVALID_ARGUMENTS:
         return EXIT_INVALID
+    if answer.ok and answer.envelope["meta"].get("stale"):
+        return EXIT_NOT_OK
     return EXIT_OK if answer.ok else EXIT_NOT_OK
 
 

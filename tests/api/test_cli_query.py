@@ -44,7 +44,7 @@ def run(lake: Path | None, *args: str) -> tuple[int, str]:
         (["quotes", "-s", A, "--date", "2025-06-10", "--as-of", "2025-06-12"], "RATE_LIMITED", 3),
         (["dragon-tiger", "--date", "2025-06-10", "--as-of", "2025-06-12"], "UNKNOWN", 3),
         (["snapshot", "-s", A, "--date", "2025-06-06", "--as-of", "2025-06-08"], "NOT_READY", 3),
-        (["status", "--as-of", "2025-06-08"], "OK", 0),
+        (["status", "--as-of", "2025-06-08"], "OK", 3),  # financials 44 sessions behind
     ],
 )
 def test_json_envelope_and_exit_code(
@@ -54,6 +54,26 @@ def test_json_envelope_and_exit_code(
     body = assert_envelope(json.loads(out))
     assert body["status"] == status
     assert exit_code == code
+
+
+def test_query_status_exits_3_past_the_staleness_threshold(
+    lake_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cron and monitoring read the exit code: 3 when any dataset is more than
+    $PITLAKE_STALE_SESSIONS sessions behind (or never fetched), 0 when none is."""
+    args = ["status", "--as-of", "2025-06-08", "--json"]
+    code, out = run(lake_dir, *args)
+    body = json.loads(out)
+    assert code == 3 and body["status"] == "OK"
+    assert body["meta"]["stale"] == ["financials"] and body["meta"]["stale_threshold"] == 1
+    assert [r["dataset"] for r in body["data"] if r["stale"]] == ["financials"]
+    assert "Stale (more than 1 session(s) behind, or never fetched): financials" in body["message"]
+    monkeypatch.setenv("PITLAKE_STALE_SESSIONS", "44")
+    code, out = run(lake_dir, *args)
+    assert code == 0 and json.loads(out)["meta"]["stale"] == []
+    monkeypatch.delenv("PITLAKE_STALE_SESSIONS")
+    code, out = run(lake_dir, "status", "--as-of", "2025-06-12", "--json")  # 4+ behind
+    assert code == 3 and len(json.loads(out)["meta"]["stale"]) == 6
 
 
 def test_a_corrupt_lake_exits_4(writable_lake: Path) -> None:
