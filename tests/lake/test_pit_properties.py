@@ -22,7 +22,7 @@ from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
 from pitlake.pit import parse_cutoff
-from tests.lake.conftest import bar, canonical, news_frame, news_item, statement_row
+from tests.lake.conftest import INGEST, bar, canonical, news_frame, news_item, statement_row
 
 A, B = "600519.SH", "000001.SZ"
 KEYS = [(A, date(2025, 6, 3)), (A, date(2025, 6, 4)), (B, date(2025, 6, 3))]
@@ -249,5 +249,89 @@ def test_news_windows_hold_exactly_what_was_public(
         assert {d["news_id"] for d in r.data} == expected
         for d in r.data:
             assert datetime.fromisoformat(d["known_at"]) <= cutoff
+        lake.close()
+        catalog.close()
+
+
+# ---------------------------------------------------------------- ranges sharing their end
+
+RANGE_SESSIONS = [
+    date(2025, 6, 3),
+    date(2025, 6, 4),
+    date(2025, 6, 5),
+    date(2025, 6, 6),
+    date(2025, 6, 9),
+    date(2025, 6, 10),
+    date(2025, 6, 11),
+]
+# What the lake knows about one session for symbol A: rows (ledger OK), a successful empty
+# fetch (A absent from a whole-market OK, or NO_DATA), a failed or not-ready fetch, nothing.
+OUTCOMES = ("rows", "absent", "no_data", "upstream_error", "not_ready", "never")
+FETCHED = {"rows", "absent", "no_data"}
+LEDGER_OF = {
+    "rows": "OK",
+    "absent": "OK",
+    "no_data": "NO_DATA",
+    "upstream_error": "UPSTREAM_ERROR",
+    "not_ready": "NOT_READY",
+}
+
+
+@SETTINGS
+@given(
+    outcomes=st.lists(
+        st.sampled_from(OUTCOMES), min_size=len(RANGE_SESSIONS), max_size=len(RANGE_SESSIONS)
+    ),
+    end=st.integers(0, len(RANGE_SESSIONS) - 1),
+)
+def test_ranges_sharing_their_end_agree_on_status_and_effective_session(
+    outcomes: list[str], end: int
+) -> None:
+    """Every range ending on the same session names the same effective session (the latest
+    fetched one at or before the end, wherever the range starts) and date status (STALE only
+    when the end session was not fetched); their statuses agree whenever the sessions only
+    the longer range covers were fetched (OK beside NO_DATA is rows, not a disagreement)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        store = LakeStore(root)
+        lake, catalog = _lake(root)
+        rows = [
+            bar(A, d.isoformat(), 10.0)
+            for d, o in zip(RANGE_SESSIONS, outcomes, strict=True)
+            if o == "rows"
+        ]
+        rows += [bar(B, d.isoformat(), 20.0) for d in RANGE_SESSIONS]  # B always trades
+        store.write("quotes", canonical("quotes", rows), run_id="r", ingested_at=INGEST)
+        for d, o in zip(RANGE_SESSIONS, outcomes, strict=True):
+            if o in LEDGER_OF:
+                catalog.record_ledger("quotes", d, LEDGER_OF[o], rows=1, at=INGEST)
+        last = RANGE_SESSIONS[end]
+        fetched = [
+            d
+            for d, o in zip(RANGE_SESSIONS[: end + 1], outcomes[: end + 1], strict=True)
+            if o in FETCHED
+        ]
+        expected_effective = fetched[-1].isoformat() if fetched else None
+        starts = [None, *RANGE_SESSIONS[: end + 1]]  # None: the single session
+        answers = [(s, lake.quotes(A, start=s, end=last, as_of="2025-06-30")) for s in starts]
+        for _, r in answers:
+            assert r.effective_trade_date == expected_effective, r.message
+            if expected_effective is None:
+                assert r.date_status.value == "UNKNOWN"
+            elif expected_effective == last.isoformat():
+                assert r.date_status.value == "CURRENT"
+            else:
+                assert r.date_status.value == "STALE"
+        for i, (s1, r1) in enumerate(answers):
+            for s2, r2 in answers[i + 1 :]:
+                lo = s1 or last
+                hi = s2 or last
+                lo, hi = min(lo, hi), max(lo, hi)
+                extra = [o for d, o in zip(RANGE_SESSIONS, outcomes, strict=True) if lo <= d < hi]
+                if all(o in FETCHED for o in extra):
+                    if r1.ok or r2.ok:
+                        assert r1.ok and r2.ok, (s1, r1.status, s2, r2.status)
+                    else:
+                        assert r1.status == r2.status
         lake.close()
         catalog.close()
