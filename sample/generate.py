@@ -1069,22 +1069,72 @@ def notice_url(code: str, day: date, n: int) -> str:
 
 
 def em_notices() -> list[dict]:
-    items: list[tuple[date, Issuer, str, str]] = []
+    """Rows as akshare returns them: 公告类型 is East Money's column_name (一季度报告全文, …),
+    never the category asked for; the category is the `_symbol` request tag, as the live
+    recorder writes it (docs/replay-format.md, "Notice categories")."""
+    items: list[tuple[date, Issuer, str, str, str]] = []  # (day, issuer, title, column, category)
     for iss in ISSUERS:
-        for period, title in ((FY_2024, "2024年年度报告"), (Q1_2025, "2025年第一季度报告")):
+        for period, title, column in (
+            (FY_2024, "2024年年度报告", "年度报告全文"),
+            (Q1_2025, "2025年第一季度报告", "一季度报告全文"),
+        ):
             ann = iss.ann[period]
             if ann is not None and WINDOW_START <= ann <= WINDOW_END:
-                items.append((ann, iss, f"{iss.name}{title}", "财务报告"))
+                items.append((ann, iss, f"{iss.name}{title}", column, "财务报告"))
     code, _, day = CORRECTION
-    items.append((day, BY_CODE[code], "关于2025年第一季度报告的更正公告", "财务报告"))
+    items.append(
+        (day, BY_CODE[code], "关于2025年第一季度报告的更正公告", "定期报告更正", "财务报告")
+    )
     items += [
-        (d("2025-04-10"), BY_CODE["600234.SH"], "股票交易异常波动公告", "风险提示"),
-        (d("2025-05-11"), BY_CODE["000002.SZ"], "关于筹划重大事项的停牌公告", "重大事项"),
-        (d("2025-05-14"), BY_CODE["000002.SZ"], "关于重大事项进展暨股票复牌的公告", "重大事项"),
-        (d("2025-06-05"), BY_CODE["000001.SZ"], "2024年年度权益分派实施公告", "重大事项"),
-        (d("2025-06-19"), BY_CODE["600519.SH"], "2024年年度权益分派实施公告", "重大事项"),
-        (d("2025-05-29"), BY_CODE["601318.SH"], "2024年年度股东大会决议公告", "重大事项"),
-        (d("2025-06-18"), BY_CODE["688981.SH"], "股票交易异常波动公告", "风险提示"),
+        (
+            d("2025-04-10"),
+            BY_CODE["600234.SH"],
+            "股票交易异常波动公告",
+            "股票交易异常波动",
+            "风险提示",
+        ),
+        (
+            d("2025-05-11"),
+            BY_CODE["000002.SZ"],
+            "关于筹划重大事项的停牌公告",
+            "停牌公告",
+            "重大事项",
+        ),
+        (
+            d("2025-05-14"),
+            BY_CODE["000002.SZ"],
+            "关于重大事项进展暨股票复牌的公告",
+            "复牌公告",
+            "重大事项",
+        ),
+        (
+            d("2025-06-05"),
+            BY_CODE["000001.SZ"],
+            "2024年年度权益分派实施公告",
+            "权益分派实施",
+            "重大事项",
+        ),
+        (
+            d("2025-06-19"),
+            BY_CODE["600519.SH"],
+            "2024年年度权益分派实施公告",
+            "权益分派实施",
+            "重大事项",
+        ),
+        (
+            d("2025-05-29"),
+            BY_CODE["601318.SH"],
+            "2024年年度股东大会决议公告",
+            "股东大会决议",
+            "重大事项",
+        ),
+        (
+            d("2025-06-18"),
+            BY_CODE["688981.SH"],
+            "股票交易异常波动公告",
+            "股票交易异常波动",
+            "风险提示",
+        ),
     ]
     items.sort(key=lambda t: (t[0], ISSUERS.index(t[1]), t[2]), reverse=True)
     return [
@@ -1092,11 +1142,12 @@ def em_notices() -> list[dict]:
             "代码": iss.code,
             "名称": iss.name,
             "公告标题": f"{iss.name}:{title}",
-            "公告类型": kind,
+            "公告类型": column,
             "公告日期": iso(day),
             "网址": notice_url(iss.code, day, n),
+            "_symbol": category,
         }
-        for n, (day, iss, title, kind) in enumerate(items, start=1)
+        for n, (day, iss, title, column, category) in enumerate(items, start=1)
     ]
 
 
@@ -1108,6 +1159,9 @@ MIDNIGHT_NEWS = (
     ("600519.SH", "贵州茅台：关于2024年年度权益分派相关事项的说明", "2025-06-03 23:59:00"),
     ("600519.SH", "贵州茅台盘后公告汇总", "2025-06-04 00:01:00"),
 )
+# East Money's search has no hits for this code: stock_news_em raises KeyError('code') for it
+# (news_stock.py:72), which is "no news for that symbol", never a failure of the others.
+NO_NEWS = "920099.BJ"
 UNDATED_NEWS = ("000002.SZ", "万科A：关于公司债务重组进展的投资者问答（无发布时间）", "")
 
 
@@ -1126,6 +1180,8 @@ def em_stock_news() -> list[dict]:
     rows: list[dict] = []
     n = 0
     for iss in ISSUERS:
+        if iss.ts_code == NO_NEWS:
+            continue
         rng = rng_for("news", iss.ts_code)
         items = []
         for title, around in templates:

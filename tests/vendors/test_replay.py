@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,6 +17,8 @@ from pitlake.errors import (
     VendorPermissionError,
     VendorRateLimitError,
 )
+from pitlake.vendors.akshare import AkshareAdapter
+from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.clients import Recorder
 from pitlake.vendors.replay import ReplaySource, date_int, endpoint_key, tags_for
 from tests.vendors.conftest import em_hist_row, ts_daily_row, write_error, write_table
@@ -569,3 +572,35 @@ def test_call_count(market):
     assert market.call_count() == 2
     assert market.call_count("tushare") == 1
     assert market.call_count("akshare", "stock_zh_a_hist") == 1
+
+
+# ---------------------------------------------------------------- the sample's empty answers
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample"
+FETCHED = datetime(2025, 6, 10, 12, 0, tzinfo=UTC)
+
+
+def test_sample_monday_without_notices_scans_four_empty_days_to_no_data() -> None:
+    """2025-06-09: nothing announced Friday to Monday; each day's list raises KeyError('代码')
+    as akshare does, read as no data for that day, and the fetch is NO_DATA."""
+    source = ReplaySource(SAMPLE)
+    adapter = AkshareAdapter(source.client("akshare"))
+    with pytest.raises(NoMarketDataError):
+        adapter.fetch(FetchRequest("financials", trade_date=date(2025, 6, 9)), FETCHED)
+    assert source.call_count("akshare", "stock_notice_report") == 4
+
+
+def test_sample_notice_lists_replay_by_category_with_east_money_column_names() -> None:
+    adapter = AkshareAdapter(ReplaySource(SAMPLE).client("akshare"))
+    out = adapter.fetch(FetchRequest("financials", trade_date=date(2025, 6, 10)), FETCHED).frame
+    assert set(out["symbol"]) == {"688981.SH"}  # the Q1 correction (定期报告更正)
+
+
+def test_sample_symbol_without_news_hits_leaves_the_others() -> None:
+    adapter = AkshareAdapter(ReplaySource(SAMPLE).client("akshare"))
+    req = FetchRequest(
+        "news", start=date(2025, 6, 2), end=date(2025, 6, 6), symbols=("920099.BJ", "600519.SH")
+    )
+    out = adapter.fetch(req, FETCHED).frame
+    symbols = {s for row in out["symbols"] for s in row}
+    assert symbols == {"600519.SH"}
