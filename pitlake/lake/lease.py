@@ -161,6 +161,7 @@ class _AdvisoryHolding:
     catalog: Catalog
     conn: Connection
     key: int
+    name: str  # "<dataset>/<partition>", named in errors
     token: int = 0  # advisory locks need no fencing token: the session holds the lock
 
     def verify(self) -> None:
@@ -175,10 +176,13 @@ class _AdvisoryHolding:
             ).scalar_one()
         except Exception as exc:  # the session is gone: so is the lock
             raise LeaseLostError(
-                f"lost the catalog session holding the partition lock: {exc}", path=""
+                f"lost the catalog session holding partition {self.name}'s lock: {exc}",
+                path=self.name,
             ) from exc
         if not held:
-            raise LeaseLostError("the partition's advisory lock is no longer held", path="")
+            raise LeaseLostError(
+                f"partition {self.name}'s advisory lock is no longer held", path=self.name
+            )
 
     def record_partition_file(
         self,
@@ -226,7 +230,7 @@ class AdvisoryLocks:
                         path=lease_name(dataset, partition),
                     ) from exc
                 raise
-            yield _AdvisoryHolding(self.catalog, conn, key)
+            yield _AdvisoryHolding(self.catalog, conn, key, lease_name(dataset, partition))
 
 
 # ---------------------------------------------------------------- SQLite and others: leases

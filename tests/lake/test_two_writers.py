@@ -304,8 +304,9 @@ def test_a_holder_whose_catalog_session_died_writes_nothing(
 
     store._merge_into_partition = session_dies_then_merge  # type: ignore[method-assign]
     try:
-        with pytest.raises(LeaseLostError):
+        with pytest.raises(LeaseLostError, match="quotes/2025") as err:
             write(store, "quotes", [bar("600519.SH", "2025-06-04", 11.0)])
+        assert err.value.path == "quotes/2025"
         assert store.fs.read_bytes(store.partition_path("quotes", "2025")) == before
     finally:
         cat.close()
