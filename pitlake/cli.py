@@ -90,6 +90,9 @@ def _register() -> None:
         pass
     else:
         query_cmd.register(app)
+    from pitlake.commands import sql as sql_cmd  # point-in-time SQL (H7)
+
+    sql_cmd.register(app)
 
 
 _register()
