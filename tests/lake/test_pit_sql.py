@@ -164,3 +164,50 @@ def test_views_over_read_parquet_stop_reading_with_file_access_off(tmp_path: Pat
         con.sql("SELECT * FROM direct").fetchall()
     assert con.sql("SELECT s FROM indirect").fetchall() == [(3,)]
     con.close()
+
+
+# ---------------------------------------------------------------- pitlake sql
+
+
+def _cli(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from pitlake.cli import app
+
+    return CliRunner().invoke(app, ["sql", *args])
+
+
+def test_cli_formats_answer_the_same_rows(planted: Lake, tmp_path: Path) -> None:  # noqa: F811
+    q = "SELECT trade_date, close FROM quotes ORDER BY trade_date"
+    lake = ["--lake", str(planted.root), "--as-of", CUTOFF]
+    table = _cli(q, *lake)
+    assert table.exit_code == 0, table.output
+    assert (
+        "2025-06-04" in table.output and "2 rows, as of 2025-06-04T16:00:00+08:00" in table.output
+    )
+    csv = _cli(q, *lake, "--format", "csv")
+    assert csv.exit_code == 0 and csv.output.splitlines() == [
+        '"trade_date","close"',
+        "2025-06-03,10",
+        "2025-06-04,10",
+    ]
+    out = tmp_path / "a.parquet"
+    assert _cli(q, *lake, "--format", "parquet", "--output", str(out)).exit_code == 0
+    assert pq.read_table(out).column("close").to_pylist() == [10.0, 10.0]
+    arrow = _cli(q, *lake, "--format", "arrow")
+    assert pa.ipc.open_stream(arrow.stdout_bytes).read_all().num_rows == 2
+    late = _cli(q, "--lake", str(planted.root), "--as-of", LATE, "--format", "csv")
+    assert "666" in late.output  # the control: the future rows exist, later
+
+
+def test_cli_exit_codes(planted: Lake, tmp_path: Path) -> None:  # noqa: F811
+    bad = _cli("SELEC 1", "--lake", str(planted.root))
+    assert bad.exit_code == 2 and "SQL error" in bad.output
+    raw = _cli(
+        f"SELECT * FROM read_parquet('{planted.root}/quotes/*/*.parquet')",
+        "--lake",
+        str(planted.root),
+    )
+    assert raw.exit_code == 2 and "not reachable" in raw.output
+    assert _cli("SELECT 1", "--lake", str(tmp_path / "none")).exit_code == 4
+    assert _cli("SELECT 1", "--lake", str(planted.root), "--format", "xml").exit_code == 2
