@@ -28,6 +28,7 @@ Configuration (calls per minute; 0 disables the limit):
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -58,6 +59,14 @@ class RateConfig:
     def paced(self, quota_per_min: float) -> float:
         """The rate the bucket runs at for a quota."""
         return quota_per_min * (1.0 - self.margin)
+
+    def capacity(self, quota_per_min: float) -> float:
+        """Tokens a bucket may bank: `burst`, and with a margin at most half of it (a
+        minute's calls are then at most quota × (1 − margin/2): the other half of the margin
+        absorbs calls arriving bunched). Banked tokens let callers that woke late catch up."""
+        if self.margin <= 0:
+            return max(1.0, min(self.burst, quota_per_min))
+        return max(1.0, min(self.burst, math.floor(quota_per_min * self.margin / 2)))
 
 
 DEFAULT_MARGIN = 0.05
@@ -119,6 +128,9 @@ def rate_config(vendor: str, env: Mapping[str, str] | None = None) -> RateConfig
     )
 
 
+_EPSILON = 1e-9
+
+
 class TokenBucket:
     """`rate_per_min` tokens a minute, at most `burst` banked. `acquire()` blocks until a token
     is free. Waiting happens outside the lock, so other threads are not held up by a sleeper."""
@@ -151,8 +163,8 @@ class TokenBucket:
         """Take a token if one is free (→ 0.0); otherwise the seconds until one will be."""
         with self._lock:
             self._refill(self._clock())
-            if self._tokens >= 1.0:
-                self._tokens -= 1.0
+            if self._tokens >= 1.0 - _EPSILON:  # a float refill can land a hair short of 1
+                self._tokens = max(0.0, self._tokens - 1.0)
                 return 0.0
             return (1.0 - self._tokens) / self.rate_per_sec
 
@@ -186,10 +198,15 @@ class RateLimiter:
         self._shared = (
             None
             if config.unlimited
-            else TokenBucket(config.paced(config.per_min), config.burst, clock=clock, sleep=sleep)
+            else TokenBucket(
+                config.paced(config.per_min),
+                config.capacity(config.per_min),
+                clock=clock,
+                sleep=sleep,
+            )
         )
         self._endpoints: dict[str, TokenBucket] = {
-            name: TokenBucket(config.paced(rate), min(config.burst, rate), clock=clock, sleep=sleep)
+            name: TokenBucket(config.paced(rate), config.capacity(rate), clock=clock, sleep=sleep)
             for name, rate in config.endpoints.items()
             if rate > 0 and not config.unlimited
         }

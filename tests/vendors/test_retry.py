@@ -391,3 +391,16 @@ def test_one_refusal_costs_the_windows_need_not_a_minute(clock):
     assert vendor.outcomes[10:] == ["refused", "ok"]
     waits = [s for s in clock.sleeps[slept:] if s != vendor.latency]
     assert waits == [pytest.approx(10.0)]  # until 1005's call left the window, not 60 s
+
+
+def test_with_a_margin_a_bucket_banks_half_of_it_and_a_minute_stays_under_the_quota(clock):
+    config = RateConfig(per_min=100_000, burst=10, endpoints={"income": 200}, margin=0.05)
+    limiter = RateLimiter(config, clock=clock, sleep=clock.sleep)
+    assert [limiter.acquire("income") for _ in range(5)] == [0] * 5  # 200 × 5 % / 2 banked
+    assert limiter.acquire("income") == pytest.approx(60 / 190)
+    start, calls = clock.now, 6
+    while clock.now + limiter.acquire("income") < start + 60:
+        calls += 1
+    # greedy callers in any minute: the banked 5, 190 paced, and the fencepost; never 200
+    assert calls <= 5 + 190 + 1 < 200
+    assert RateConfig(per_min=200, burst=1, margin=0.05).capacity(200) == 1  # burst still caps
