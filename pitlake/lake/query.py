@@ -920,7 +920,8 @@ class Lake:
             newest = self._newest_report_periods(files, conditions)
             where.append(f"{col('report_period')} IN {p.in_list(newest)}" if newest else "FALSE")
             files = self.store.files("financials", sorted({str(d.year) for d in newest}))
-        table = self._reader.latest_versions(schema, files, where, p)
+        order = ["symbol", "statement", "report_period", "report_type"]  # the key: a total order
+        table = self._reader.latest_versions(schema, files, where, p, order=order)
         frame = table if table is not None and table.num_rows else _empty_table(schema)
         if latest_only and frame.num_rows:
             group = ["symbol", "statement", "report_type"]
@@ -928,9 +929,7 @@ class Lake:
             frame = frame.join(newest, keys=group)
             keep = pc.equal(frame.column("report_period"), frame.column("report_period_max"))
             frame = frame.filter(keep).drop_columns(["report_period_max"])
-        if frame.num_rows > 1:  # Arrow's sort is stable, as pandas' "stable" was
-            order = ["symbol", "statement", "report_period", "report_type"]
-            frame = frame.sort_by([(c, "ascending") for c in order])
+            frame = frame.sort_by([(c, "ascending") for c in order])  # the join reorders
         ledger = LedgerView(
             self.catalog.ledger_entries("financials", symbol=sorted({*symbols, WHOLE_MARKET}))
         )
