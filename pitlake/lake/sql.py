@@ -1,10 +1,12 @@
 """DuckDB as-of SQL over the lake's Parquet files.
 
 Every value is a bound parameter; identifiers come only from the schema registry, and file lists
-from the store. "Latest version as known at T" is `arg_max(row, known_at)` per key after the
-visibility filter — a GROUP BY, never a window over all history (stack-notes: 0.17 s vs 2.1 s).
-`arg_max` over the whole row struct (not per column) so a NULL in the newest version is served
-as NULL, never filled from an older version.
+from the store. "Latest version as known at T" is the newest visible row per key, whole (so a NULL in the newest
+version is served as NULL, never filled from an older version): `QUALIFY row_number()` over the
+key, newest known_at first, ties to the later ingestion. Per *key* most groups hold one version,
+and there the window beats `arg_max(row struct) … GROUP BY key` (measured on 788k statement
+versions: 5.2 s vs 8.0 s on a loaded machine, 1.3 s vs 2.4 s earlier). The stack-notes' opposite
+finding is for "latest row per *symbol*", where each group holds a symbol's whole history.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import duckdb
 import pyarrow as pa
 
 from schemas import DatasetSchema
+
+# IN lists longer than this are bound as one list parameter (see Params.in_list).
+MAX_INLINE_IN = 64
 
 
 def ident(name: str) -> str:
@@ -42,11 +47,16 @@ class Params:
         return f"${name}"
 
     def in_list(self, values: Iterable[Any]) -> str:
-        """`($p0, $p1, …)`: constants DuckDB can push into Parquet row-group statistics."""
-        holders = [self.add(v) for v in values]
-        if not holders:
+        """`($p0, $p1, …)`: constants DuckDB can push into Parquet row-group statistics. A long
+        list (a whole market's symbols) is one list parameter joined as a set instead: binding
+        5,000 placeholders and testing each row against them took longer than the scan
+        (measured: 0.4 s to bind, 0.9 s to run a one-session cross-section)."""
+        items = list(values)
+        if not items:
             raise ValueError("empty IN list")
-        return "(" + ", ".join(holders) + ")"
+        if len(items) > MAX_INLINE_IN:
+            return f"(SELECT unnest({self.add(items)}))"
+        return "(" + ", ".join(self.add(v) for v in items) + ")"
 
 
 def visible(params: Params, cutoff: datetime, as_ingested: datetime | None) -> list[str]:
@@ -107,15 +117,26 @@ class DuckReader:
         return f"read_parquet({holder}, union_by_name = true, hive_partitioning = false) t"
 
     def latest_versions(
-        self, schema: DatasetSchema, files: Sequence[Path | str], where: list[str], params: Params
+        self,
+        schema: DatasetSchema,
+        files: Sequence[Path | str],
+        where: list[str],
+        params: Params,
+        *,
+        order: Sequence[str] = (),
     ) -> pa.Table | None:
-        """The newest visible version per key among rows matching `where` (None: no files)."""
+        """The newest visible version per key among rows matching `where` (None: no files),
+        sorted by `order` when given (DuckDB sorts in parallel; Arrow's sort of a large answer
+        took longer than the query)."""
         if not files:
             return None
         keys = ", ".join(col(k) for k in schema.key)
         sql = (
-            "SELECT unnest(r) FROM ("
-            f"SELECT arg_max(t, {col('known_at')}) AS r FROM {self.source(files, params)} "
-            f"WHERE {' AND '.join(where) or 'TRUE'} GROUP BY {keys})"
+            f"SELECT * FROM {self.source(files, params)} "
+            f"WHERE {' AND '.join(where) or 'TRUE'} "
+            f"QUALIFY row_number() OVER (PARTITION BY {keys} "
+            f"ORDER BY {col('known_at')} DESC, {col('ingested_at')} DESC) = 1"
         )
+        if order:
+            sql += " ORDER BY " + ", ".join(ident(c) for c in order)
         return self.table(sql, params)
