@@ -12,7 +12,7 @@ from flows.report import publish
 from pitlake import ingest as core
 from pitlake.calendar import to_date
 from pitlake.symbols import canonical_many
-from tasks.ingest import backfill_chunk, finish_run, start_run
+from tasks.ingest import backfill_chunk, fail_chunk, finish_run, start_run
 
 # Trade-dated datasets and the calendar first: the universe of per-symbol datasets
 # (statements, news) is the set of symbols the quotes brought in.
@@ -57,17 +57,23 @@ def backfill(
     outcomes: list[core.UnitOutcome] = []
     try:
         for stage in ([d for d in names if d not in LATER], [d for d in names if d in LATER]):
+            work = [(ds, c_lo, c_hi) for ds in stage for c_lo, c_hi in core.chunks_for(ds, lo, hi)]
             futures = [
-                backfill_chunk.submit(spec, ds, c_lo, c_hi, syms, force)
-                for ds in stage
-                for c_lo, c_hi in (core.chunks_for(ds, lo, hi))
+                backfill_chunk.submit(spec, ds, c_lo, c_hi, syms, force) for ds, c_lo, c_hi in work
             ]
-            for f in futures:
-                outcomes += f.result()
+            for (ds, c_lo, c_hi), f in zip(work, futures, strict=True):
+                try:
+                    outcomes += f.result()
+                except Exception as e:  # retries exhausted: the chunk's units end typed
+                    outcomes += fail_chunk(spec, ds, c_lo, c_hi, syms, e, force)
         summary = core.summarize(outcomes)
         summary["scope"] = f"{lo}..{hi} in {len(chunks)} month chunk(s), run {spec.run_id}"
         if not outcomes:
-            logger.info("nothing to do: the ledger already holds every unit (use force)")
+            summary["note"] = (
+                f"nothing left to do: every unit of {', '.join(names)} over {lo}..{hi} is "
+                "already OK or NO_DATA in the ledger (--force refetches them)"
+            )
+            logger.info(summary["note"])
         finish_run(spec, summary)
         publish("backfill-summary", f"pitlake backfill {lo}..{hi}", summary)
     finally:

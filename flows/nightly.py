@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from datetime import date
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.futures import as_completed
 from prefect.states import Completed, Failed
 
 from flows import runtime
@@ -16,14 +14,8 @@ from pitlake import ingest as core
 from pitlake.calendar import is_session, latest_closed_session, to_date
 from pitlake.envelope import LedgerStatus
 from pitlake.symbols import canonical_many
-from tasks.ingest import (
-    commit_batches,
-    fetch_unit,
-    finish_run,
-    gate_batches,
-    skip_dataset,
-    start_run,
-)
+from pitlake.vendors.registry import parse_source
+from tasks.ingest import fail_units, finish_run, ingest_unit, skip_dataset, start_run
 
 
 @flow(name="nightly", task_runner=runtime.task_runner(), validate_parameters=True)
@@ -39,10 +31,13 @@ def nightly(
 ) -> Any:
     """Ingest one session. With no date, the latest session closed at run time (Beijing).
 
-    A non-session date is recorded SKIPPED and completes. Datasets the vendors have not
-    published yet (NOT_READY) are fetched again after a delay, `not_ready_retries` times; the
-    second scheduled run catches what is still missing. The run completes only if every
-    dataset ended OK, NO_DATA or NOT_CONFIGURED."""
+    A non-session date is recorded SKIPPED (with the reason) and completes. A dataset the
+    vendors have not published yet (NOT_READY) is fetched again by Prefect's retry of its
+    unit task, `not_ready_retries` times, `not_ready_delay_seconds` apart — at once for a
+    replay source, which has nothing later to publish; the second scheduled run catches what
+    is still missing. A unit that raises ends with a typed ledger status and the others go
+    on; the run always records its summary. The run completes only if every dataset ended
+    OK, NO_DATA or NOT_CONFIGURED."""
     logger = get_run_logger()
     day = to_date(trade_date) if trade_date else latest_closed_session()
     names = core.check_datasets(datasets, core.NIGHTLY_DATASETS)
@@ -52,19 +47,25 @@ def nightly(
         run_id=run_id or core.new_run_id("nightly"),
         source=source,
     )
+    replay = parse_source(source).kind == "replay"
+    delay = 0.0 if replay else not_ready_delay_seconds
     params = {"trade_date": day.isoformat(), "datasets": names, "symbols": syms, "source": source}
     start_run(spec, "nightly", params)
     try:
         if not is_session(day):
-            reason = f"{day} is not an XSHG session"
+            reason = core.not_a_session(day)
             logger.info("%s: nothing to ingest", reason)
             outcomes = [skip_dataset(spec, ds, day, reason) for ds in names]
         else:
-            outcomes = _ingest_session(
-                spec, day, names, syms, not_ready_retries, not_ready_delay_seconds
-            )
+            outcomes = _ingest_session(spec, day, names, syms, not_ready_retries, delay)
         summary = core.summarize(outcomes)
         summary["scope"] = f"session {day}, run {spec.run_id}"
+        if replay and any(d["status"] == "NOT_READY" for d in summary["datasets"]):
+            summary["note"] = (
+                f"the replay holds no rows for {day} for the NOT_READY datasets; a replay "
+                "publishes nothing later, so they were not waited for (give --date a session "
+                "the replay covers)"
+            )
         finish_run(spec, summary)
         publish("nightly-summary", f"pitlake nightly {day}", summary)
     finally:
@@ -93,27 +94,14 @@ def _ingest_session(
     first = [d for d in names if d not in core.UNIVERSE_DATASETS]
     later = [d for d in names if d in core.UNIVERSE_DATASETS]
     for wave in (first, later):
-        if wave:
+        if not wave:
+            continue
+        try:
             final.update(_ingest_wave(spec, day, wave, syms, retries, delay))
+        except Exception as e:  # planning the wave failed: its datasets say why
+            for ds in wave:
+                final[ds] = core.chunk_failed(ds, day, day, syms, e, step="planning")
     return [final[ds] for ds in names]
-
-
-def _fetch_gate_commit(
-    spec: core.EnvSpec, day: date, units: list[core.Unit]
-) -> list[core.UnitOutcome]:
-    """Each unit is gated and committed as soon as its fetch returns: the by-date datasets
-    land within seconds while a reporting night's statements are still paced by the quota,
-    so their gate and write no longer wait behind the slowest fetch. With the session given,
-    the alignment check judges each dataset against it alone, so gating one batch at a time
-    gives the same verdicts as gating them together."""
-    futures = [fetch_unit.submit(spec, u) for u in units]
-    index = {id(f): i for i, f in enumerate(futures)}
-    outcomes: list[core.UnitOutcome | None] = [None] * len(units)
-    for future in as_completed(futures):
-        batch = future.result()
-        verdicts = gate_batches(spec, [batch], align_on=day)
-        outcomes[index[id(future)]] = commit_batches(spec, [batch], verdicts)[0]
-    return [o for o in outcomes if o is not None]
 
 
 def _ingest_wave(
@@ -124,22 +112,17 @@ def _ingest_wave(
     retries: int,
     delay: float,
 ) -> dict[str, core.UnitOutcome]:
-    logger = get_run_logger()
-    env = core.env_for(spec)
-    pending = core.nightly_units(env, day, names, syms)
+    """Each unit is fetched, gated and committed by its own task, so the by-date datasets
+    land within seconds while a reporting night's statements are still paced by the quota.
+    With the session given, the alignment check judges each dataset against it alone, so
+    gating one batch at a time gives the same verdicts as gating them together."""
+    units = core.nightly_units(core.env_for(spec), day, names, syms)
+    unit_task = ingest_unit.with_options(retries=max(0, retries), retry_delay_seconds=delay)
+    futures = [unit_task.submit(spec, u, day, retries, delay) for u in units]
     final: dict[str, core.UnitOutcome] = {}
-    for attempt in range(retries + 1):
-        outcomes = _fetch_gate_commit(spec, day, pending)
-        for o in outcomes:
-            final[o.dataset] = o
-        not_ready = [u for u, o in zip(pending, outcomes, strict=True) if o.status == "NOT_READY"]
-        if not not_ready or attempt == retries:
-            break
-        logger.warning(
-            "not published yet: %s; fetching again in %.0f s",
-            ", ".join(u.dataset for u in not_ready),
-            delay,
-        )
-        time.sleep(delay)
-        pending = not_ready
+    for unit, future in zip(units, futures, strict=True):
+        try:
+            final[unit.dataset] = future.result()
+        except Exception as e:  # the unit task itself broke: the unit still ends typed
+            final[unit.dataset] = fail_units(spec, [unit], e, "ingest")[0]
     return final

@@ -15,26 +15,29 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from pitlake import ingest as core
-from pitlake.errors import (
-    InvalidArgumentsError,
-    VendorError,
-    VendorNotConfiguredError,
-    VendorPermissionError,
-)
 
 
 def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     """Prefect `retry_condition_fn`: retry only what can succeed on a second try."""
     try:
         state.result()
-    except (InvalidArgumentsError, VendorNotConfiguredError, VendorPermissionError):
-        return False
-    except VendorError as e:
-        return bool(e.retryable)
-    except OSError:
+    except Exception as e:
+        return core.retryable(e)
+    return False
+
+
+class NotReadyYet(Exception):
+    """A unit ended NOT_READY with refetches left: raised so Prefect retries the task after
+    its `retry_delay_seconds` (the vendor may publish meanwhile)."""
+
+
+def retry_not_ready(task: Any, task_run: Any, state: Any) -> bool:
+    try:
+        state.result()
+    except NotReadyYet:
         return True
-    except Exception as e:  # a locked SQLite catalog, a dropped PostgreSQL connection
-        return type(e).__name__ in {"OperationalError", "InterfaceError"}
+    except Exception:
+        return False
     return False
 
 
@@ -65,6 +68,63 @@ def commit_batches(
     spec: core.EnvSpec, batches: list[core.Batch], verdicts: list[Any]
 ) -> list[core.UnitOutcome]:
     return core.commit(core.env_for(spec), batches, verdicts)
+
+
+@task(name="ingest-unit", cache_policy=NO_CACHE, retry_condition_fn=retry_not_ready)
+def ingest_unit(
+    spec: core.EnvSpec,
+    unit: core.Unit,
+    day: date,
+    not_ready_retries: int = 0,
+    not_ready_delay_seconds: float = 0.0,
+) -> core.UnitOutcome:
+    """One nightly unit: fetch → gate → commit (each its own task, with its own transient
+    retries). A step that still fails ends the unit with a typed ledger status. A NOT_READY
+    outcome with refetches left raises `NotReadyYet`, so the refetch is Prefect's retry of
+    this task (`ingest_unit.with_options(retries=…, retry_delay_seconds=…)`), not a sleep."""
+    from prefect import get_run_logger
+    from prefect.runtime import task_run
+
+    step = "fetch"
+    try:
+        batch = fetch_unit(spec, unit)
+        step = "gate"
+        verdicts = gate_batches(spec, [batch], align_on=day)
+        step = "commit"
+        out = commit_batches(spec, [batch], verdicts)[0]
+    except Exception as e:
+        return core.fail_units(core.env_for(spec), [unit], e, step=step)[0]
+    attempt = task_run.run_count
+    if out.status == "NOT_READY" and attempt <= not_ready_retries:
+        get_run_logger().warning(
+            "not published yet: %s; fetching again in %.0f s (refetch %d of %d)",
+            unit.label,
+            not_ready_delay_seconds,
+            attempt,
+            not_ready_retries,
+        )
+        raise NotReadyYet(f"{unit.label}: {out.message}")
+    return out
+
+
+@task(name="record-failure", cache_policy=NO_CACHE)
+def fail_units(
+    spec: core.EnvSpec, units: list[core.Unit], exc: BaseException, step: str
+) -> list[core.UnitOutcome]:
+    return core.fail_units(core.env_for(spec), units, exc, step=step)
+
+
+@task(name="record-chunk-failure", cache_policy=NO_CACHE)
+def fail_chunk(
+    spec: core.EnvSpec,
+    dataset: str,
+    start: date,
+    end: date,
+    symbols: tuple[str, ...] | None,
+    exc: BaseException,
+    force: bool = False,
+) -> list[core.UnitOutcome]:
+    return core.fail_chunk(core.env_for(spec), dataset, start, end, symbols, exc, force=force)
 
 
 @task(name="backfill-chunk", **_common)
