@@ -4,6 +4,7 @@ tools and envelope, the as-of pinned by the operator and never lifted by a tool 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,20 @@ TOOLS = {
 def call(server: Any, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
     async def go() -> list[Any]:
         async with Client(server) as client:
-            return [await client.call_tool(name, args) for name, args in calls]
+            return [
+                await client.call_tool(name, args, raise_on_error=False) for name, args in calls
+            ]
 
     return asyncio.run(go())
 
 
 def envelope(result: Any) -> dict[str, Any]:
-    assert result.is_error is False
-    return assert_envelope(result.structured_content)
+    """The envelope of a call; `isError` is set exactly for a failed call (invalid arguments
+    or a lake that could not answer), never for a data status."""
+    body = assert_envelope(result.structured_content)
+    failed = body["status"] == "INVALID_ARGUMENTS" or "fault" in body["meta"]
+    assert result.is_error is failed
+    return body
 
 
 def test_the_tools_are_task_shaped_and_read_only(lake_dir: Path) -> None:
@@ -84,7 +91,8 @@ def test_answers_are_the_envelope(lake_dir: Path) -> None:
     SnapshotEnvelope.model_validate(s)
     assert s["meta"]["aligned"] is False and s["effective_trade_date"] is None
     StatusEnvelope.model_validate(envelope(status))
-    b = envelope(bad)  # invalid input is an envelope, not a tool error
+    b = envelope(bad)  # invalid input pitlake finds: an envelope with isError true
+    assert bad.is_error is True
     assert b["status"] == "INVALID_ARGUMENTS" and b["data"] == []
 
 
@@ -131,11 +139,16 @@ def test_a_pinned_quotes_tool_never_sees_after_the_pin(lake_dir: Path) -> None:
     assert "clamped" in body["message"]
 
 
-def test_a_wrongly_typed_argument_is_refused_by_the_protocol(lake_dir: Path) -> None:
-    from fastmcp.exceptions import ToolError
+def test_a_wrongly_typed_argument_is_an_invalid_arguments_envelope(lake_dir: Path) -> None:
+    async def go() -> Any:
+        async with Client(create_server(lake_dir, clock=lambda: NOW)) as client:
+            return await client.call_tool("news", {"lookback_days": "many"}, raise_on_error=False)
 
-    with pytest.raises(ToolError):
-        call(create_server(lake_dir, clock=lambda: NOW), [("news", {"lookback_days": "many"})])
+    result = asyncio.run(go())
+    assert result.is_error is True
+    body = envelope(result)
+    assert body["status"] == "INVALID_ARGUMENTS" and "lookback_days" in body["message"]
+    assert "many" not in body["message"]  # where and why, not the value echoed
 
 
 def test_pitlake_mcp_serves_over_stdio_pinned_by_its_flag(lake_dir: Path) -> None:
@@ -160,3 +173,62 @@ def test_pitlake_mcp_serves_over_stdio_pinned_by_its_flag(lake_dir: Path) -> Non
     assert tools == TOOLS
     assert body["as_of"] == PIN and body["effective_trade_date"] == "2025-06-05"
     assert body["meta"]["pinned"] is True
+
+
+# ------------------------------------------------ the official MCP client (issue 13 item 7)
+
+SCHEMA_REJECTIONS = [
+    ("quotes", {"symbols": A, "adjust": "QFQ"}, "adjust"),
+    ("quotes", {}, "symbols"),
+    ("quotes", {"symbols": A, "bogus": 1}, "bogus"),
+    ("financials", {"symbols": A, "statement": "profit"}, "statement"),
+    ("news", {"limit": "ten"}, "limit"),
+]
+
+
+def test_the_official_mcp_client_sees_one_failure_shape(lake_dir: Path) -> None:
+    """Over stdio with the `mcp` package's own client: pitlake's version; every argument the
+    schema rejects and every argument pitlake refuses is an INVALID_ARGUMENTS envelope with
+    isError true; an answer (even UPSTREAM_ERROR) is isError false; every parameter of every
+    tool says what it takes."""
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from pitlake import __version__
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "pitlake.cli", "mcp", "--lake", str(lake_dir)],
+        cwd=str(Path(__file__).resolve().parents[2]),
+    )
+
+    async def go() -> tuple[Any, list[Any], list[Any], Any]:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            init = await s.initialize()
+            rejected = [await s.call_tool(t, a) for t, a, _ in SCHEMA_REJECTIONS]
+            answers = [
+                await s.call_tool("quotes", {"symbols": "'; DROP TABLE ledger; --"}),
+                await s.call_tool(
+                    "quotes", {"symbols": A, "date": "2025-06-09", "as_of": "2025-06-12"}
+                ),
+                await s.call_tool("quotes", {"symbols": A, "date": "2025-06-05"}),
+            ]
+            return init, rejected, answers, await s.list_tools()
+
+    init, rejected, (pitlake_refused, failed_fetch, ok), tools = asyncio.run(go())
+    assert init.server_info.name == "pitlake" and init.server_info.version == __version__
+    for result, (tool, _, where) in zip(rejected, SCHEMA_REJECTIONS, strict=True):
+        assert result.is_error is True, (tool, result)
+        body = assert_envelope(result.structured_content)
+        assert body["status"] == "INVALID_ARGUMENTS" and where in body["message"]
+        assert json.loads(result.content[0].text) == body  # the text is the same envelope
+    assert pitlake_refused.is_error is True
+    assert pitlake_refused.structured_content["status"] == "INVALID_ARGUMENTS"
+    assert failed_fetch.is_error is False
+    assert failed_fetch.structured_content["status"] == "UPSTREAM_ERROR"
+    assert ok.is_error is False and ok.structured_content["status"] == "OK"
+    for tool in tools.tools:
+        for name, prop in tool.input_schema["properties"].items():
+            assert len(prop.get("description", "")) > 15, (tool.name, name)

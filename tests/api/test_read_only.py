@@ -135,9 +135,12 @@ def _mcp_calls(root: Path) -> list[Any]:
     async def go() -> list[Any]:
         async with Client(create_server(root, clock=lambda: NOW)) as client:
             return [
-                await client.call_tool("quotes", {"symbols": A, "date": "2025-06-05"}),
-                await client.call_tool("snapshot", {"symbols": [A, B], "date": "2025-06-06"}),
-                await client.call_tool("status", {}),
+                await client.call_tool(name, args, raise_on_error=False)
+                for name, args in (
+                    ("quotes", {"symbols": A, "date": "2025-06-05"}),
+                    ("snapshot", {"symbols": [A, B], "date": "2025-06-06"}),
+                    ("status", {}),
+                )
             ]
 
     return asyncio.run(go())
@@ -154,6 +157,7 @@ def test_mcp_tools_over_an_empty_directory_create_nothing(empty_dir: Path) -> No
     before = tree(empty_dir)
     for result in _mcp_calls(empty_dir):
         assert result.structured_content["meta"]["fault"] == "not_a_lake"
+        assert result.is_error is True
     assert tree(empty_dir) == before
 
 
