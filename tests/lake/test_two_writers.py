@@ -9,6 +9,7 @@ partition) or a SQLite file (a lease row with expiry and a fencing token).
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing as mp
 import os
 import signal
@@ -16,7 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -576,5 +577,94 @@ def test_a_partition_locked_by_another_session_times_out_as_busy(pg_url: str) ->
                 other.verify()
         with second.hold("quotes", "2025") as now_free:
             now_free.verify()
+    finally:
+        cat.close()
+
+
+# ---------------------------------------------------------------- two ingest hosts, end to end
+
+WINDOW = (date(2025, 6, 2), date(2025, 6, 6))
+SAMPLE_DAILY = Path(__file__).resolve().parents[2] / "sample" / "tushare" / "daily.jsonl"
+
+
+def _sample_daily_keys() -> list[tuple[str, str]]:
+    """(symbol, session) of every bar the sample holds in the window: what one host
+    ingesting every symbol stores (the sample's bars all pass the quotes gate)."""
+    lo, hi = (d.strftime("%Y%m%d") for d in WINDOW)
+    with open(SAMPLE_DAILY, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return sorted(
+        (r["ts_code"], f"{r['trade_date'][:4]}-{r['trade_date'][4:6]}-{r['trade_date'][6:]}")
+        for r in rows
+        if lo <= r["trade_date"] <= hi
+    )
+
+
+def _ingest(lake: str, catalog_url: str, symbols: tuple[str, ...]) -> None:
+    """What one ingest host runs: the quotes backfill of the window for its symbols, one
+    store write per session (group=1), through RunEnv as `pitlake ingest` does."""
+    from pitlake import ingest as core
+
+    env = core.RunEnv(
+        lake, source="replay:sample", run_id=core.new_run_id("backfill"), catalog_url=catalog_url
+    )
+    try:
+        for lo, hi in core.chunks_for("quotes", *WINDOW):
+            core.backfill_chunk(env, "quotes", lo, hi, symbols, group=1)
+    finally:
+        env.close()
+
+
+def _ingest_host(catalog_url: str, lock_dir: str, symbols: tuple[str, ...], go: Any) -> None:
+    os.environ["PITLAKE_LOCK_DIR"] = lock_dir
+    go.wait()
+    _ingest(URL, catalog_url, symbols)
+
+
+def test_two_ingest_hosts_splitting_the_market_write_what_one_host_would(
+    s3: RequestLog,  # noqa: F811
+    pg_url: str,
+    tmp_path: Path,
+) -> None:
+    """Hosts a and b each ingest half of the sample's symbols for the same sessions, at the
+    same time, into the same year partition: the lake holds exactly the rows one host
+    ingesting every symbol writes, and the catalog records the objects as they are."""
+    want = _sample_daily_keys()
+    symbols = sorted({s for s, _ in want})
+    halves = (tuple(symbols[::2]), tuple(symbols[1::2]))
+    Catalog(pg_url).close()
+    # Forked, not spawned: each host would otherwise spend most of its time importing Great
+    # Expectations again (8 s on a quiet 2-core machine). The parent holds no catalog
+    # connection and no request is in flight when it forks.
+    import expectations.context  # noqa: F401 (imported once, inherited by both hosts)
+    import pitlake.ingest  # noqa: F401
+
+    fork = mp.get_context("fork")
+    go = fork.Event()
+    procs = [
+        fork.Process(
+            target=_ingest_host, args=(pg_url, str(tmp_path / f"locks-{i}"), half, go), daemon=True
+        )
+        for i, half in enumerate(halves)
+    ]
+    for p in procs:
+        p.start()
+    try:
+        go.set()
+        for p in procs:
+            p.join(DEADLINE_S)
+            assert p.exitcode == 0
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+    store = LakeStore(URL)
+    assert len(want) == 40 and _stored_keys(store) == want  # 10 symbols × 5 sessions
+    cat = Catalog(pg_url)
+    try:
+        [rec] = cat.partition_files("quotes")
+        data = store.fs.read_bytes(store.partition_path("quotes", "2025"))
+        assert rec.sha256 == hashlib.sha256(data).hexdigest()
+        assert rec.rows == len(want)
     finally:
         cat.close()
