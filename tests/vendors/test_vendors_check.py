@@ -1,0 +1,166 @@
+"""`pitlake vendors check` offline: a Tushare endpoint that refuses connections (loopback port
+9), AkShare whose every HTTP request is refused, and Tushare's recorded DataApi replies for the
+table's verdicts (ok, no rows, denied, column and unit drift). No network: the only socket is
+127.0.0.1:9, and everything else goes through the recorded-reply transport."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+import requests.adapters
+from typer.testing import CliRunner
+
+from pitlake.cli import app
+from pitlake.commands.vendors import EXIT_DRIFT, EXIT_UNREACHABLE
+from tests.vendors.wire.http_replay import HttpReplay
+from tests.vendors.wire.tushare_wire import ENDPOINTS, TOKEN, reply, serve, url_of
+
+DEAD = "http://127.0.0.1:9"
+REAL_SEND = requests.adapters.HTTPAdapter.send
+
+
+class RefusedExceptLoopback(HttpReplay):
+    """No recorded replies: every request is refused, except that loopback ones go out over
+    the real transport (to port 9, where nothing listens)."""
+
+    def _requests_send(self, adapter, request, **kw):
+        if urlsplit(request.url).hostname == "127.0.0.1":
+            return REAL_SEND(adapter, request, timeout=5)
+        return super()._requests_send(adapter, request, **kw)
+
+
+ENV = {"TUSHARE_TOKEN": TOKEN, "PITLAKE_TUSHARE_PER_MIN": "0", "PITLAKE_AKSHARE_PER_MIN": "0"}
+
+
+def check(*args: str, env: dict[str, str] | None = None):
+    result = CliRunner().invoke(
+        app, ["vendors", "check", *args], env={**ENV, **(env or {})}, catch_exceptions=False
+    )
+    return result
+
+
+def served_tushare(**overrides) -> HttpReplay:
+    """Every Tushare endpoint answering its recorded normal reply, except `overrides`
+    (endpoint → a reply kind, or a JSON payload)."""
+    replay = HttpReplay()
+    for endpoint in ENDPOINTS:
+        change = overrides.get(endpoint)
+        if isinstance(change, dict):
+            replay.add(url_of(endpoint), json=change)
+        else:
+            serve(replay, endpoint, change or "normal")
+    return replay
+
+
+# ---------------------------------------------------------------- without network
+
+
+def test_unreachable_vendors_are_one_line_each_and_exit_5() -> None:
+    with RefusedExceptLoopback().active() as refused:  # AkShare's requests: all refused
+        result = check(env={"PITLAKE_TUSHARE_URL": DEAD})
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == EXIT_UNREACHABLE == 5
+    assert len(lines) == 2, result.output
+    assert lines[0].startswith(
+        f"tushare: unreachable — no network, or the vendor is down at {DEAD}"
+    )
+    assert "HTTPConnectionPool(host='127.0.0.1', port=9)" in lines[0]
+    assert lines[1].startswith("akshare: unreachable — no network")
+    akshare_calls = [c for c in refused.calls if "127.0.0.1" not in c.url]
+    assert len(akshare_calls) == 2  # stopped after two refusals
+    assert TOKEN not in result.output
+
+
+def test_unreachable_as_json() -> None:
+    with RefusedExceptLoopback().active():
+        result = check("--json", env={"PITLAKE_TUSHARE_URL": DEAD})
+    payload = json.loads(result.output)
+    assert result.exit_code == EXIT_UNREACHABLE
+    assert payload["unreachable"] is True and payload["drift"] is False
+    states = {v["vendor"]: v["state"] for v in payload["vendors"]}
+    assert states == {"tushare": "unreachable", "akshare": "unreachable"}
+    tushare = payload["vendors"][0]["endpoints"]
+    assert [p["reachable"] for p in tushare] == [False, False]  # stopped after two refusals
+
+
+def test_no_token_is_one_line_and_not_a_failure() -> None:
+    result = check("--vendors", "tushare", env={"TUSHARE_TOKEN": "", "TS_TOKEN": ""})
+    assert result.exit_code == 0
+    assert result.output.strip() == (
+        "tushare: not configured — no Tushare token: set TUSHARE_TOKEN (or TS_TOKEN)"
+    )
+
+
+def test_bad_arguments_exit_2() -> None:
+    assert check("--vendors", "bloomberg").exit_code == 2
+    assert check("--symbol", "not-a-symbol").exit_code == 2
+
+
+# ---------------------------------------------------------------- verdicts per endpoint
+
+
+def probes(result) -> dict[str, dict]:
+    payload = json.loads(result.output)
+    (tushare,) = payload["vendors"]
+    return {p["endpoint"]: p for p in tushare["endpoints"]}
+
+
+def test_every_endpoint_answering_as_recorded_is_ok() -> None:
+    with served_tushare().active():
+        result = check("--vendors", "tushare", "--date", "2025-06-03", "--json")
+    assert result.exit_code == 0, result.output
+    got = probes(result)
+    assert set(got) == set(ENDPOINTS)  # one call per endpoint pitlake calls
+    for endpoint, p in got.items():
+        assert p["status"] == "ok", (endpoint, p)
+        assert p["reachable"] and p["permission"] and p["columns"] == "ok"
+        assert p["latency_ms"] is not None and p["rows"] > 0
+    assert got["daily"]["units"] == "ok" and got["income"]["units"] == "ok"
+    assert got["daily"]["params"] == {"trade_date": "20250603", "ts_code": "600519.SH"}
+
+
+def test_the_table_lists_each_endpoint() -> None:
+    with served_tushare().active():
+        result = check("--vendors", "tushare", "--date", "2025-06-03")
+    assert result.exit_code == 0
+    assert "tushare: 2025-06-03, 600519.SH" in result.output
+    for endpoint in ENDPOINTS:
+        assert endpoint in result.output
+    assert "latency ms" in result.output
+
+
+def test_denied_and_empty_endpoints_are_reported_not_failed() -> None:
+    with served_tushare(top_inst="permission", news="empty").active():
+        result = check("--vendors", "tushare", "--date", "2025-06-03", "--json")
+    assert result.exit_code == 0
+    got = probes(result)
+    assert got["top_inst"]["status"] == "denied" and got["top_inst"]["permission"] is False
+    assert got["news"]["status"] == "no rows" and got["news"]["reachable"] is True
+
+
+def _daily(change) -> dict:
+    body = json.loads(json.dumps(reply("daily", "normal")["json"]))
+    change(body["data"])
+    return body
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field", "text"),
+    [
+        # amount in 元 instead of 千元: 1000× what close × volume implies
+        (lambda d: [row.__setitem__(10, row[10] * 1000) for row in d["items"]], "units", "unit"),
+        # a column renamed upstream
+        (lambda d: d["fields"].__setitem__(9, "volume"), "columns", "missing columns ['vol']"),
+    ],
+)
+def test_drift_is_named_and_exits_3(mutate, field: str, text: str) -> None:
+    with served_tushare(daily=_daily(mutate)).active():
+        result = check("--vendors", "tushare", "--date", "2025-06-03", "--json")
+    assert result.exit_code == EXIT_DRIFT == 3
+    daily = probes(result)["daily"]
+    assert daily["status"] == "drift"
+    assert daily[field].startswith("drift") and text in daily[field]
+    assert json.loads(result.output)["drift"] is True
