@@ -93,6 +93,9 @@ def _register() -> None:
     from pitlake.commands import sql as sql_cmd  # point-in-time SQL (H7)
 
     sql_cmd.register(app)
+    from pitlake.commands import vendors as vendors_cmd  # the live canary (H2)
+
+    vendors_cmd.register(app)
 
 
 _register()
