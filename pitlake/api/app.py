@@ -2,8 +2,8 @@
 
 Every endpoint answers the envelope of DESIGN.md §8 (see `pitlake.api.models`), produced by
 `pitlake.api.service.QueryService` — the same code the CLI and the MCP server call. The HTTP
-status rules are in `pitlake.api.errors`. The API works offline; only the /docs page loads its
-Swagger assets from a CDN.
+status rules are in `pitlake.api.errors`. The API works offline, /docs and /redoc included: their
+assets are served from installed files (`pitlake.api.docs`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from fastapi.responses import Response
 from pitlake import __version__
 from pitlake.api import formats
 from pitlake.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
+from pitlake.api.docs import install_docs
 from pitlake.api.errors import NeverFiveHundred, validation_error_handler
 from pitlake.api.formats import respond  # JSON, or Arrow / Parquet when asked (and JSON pages)
 from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
@@ -386,7 +387,10 @@ def create_app(
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load from a CDN: pitlake.api.docs serves local ones
+        redoc_url=None,
     )
+    install_docs(app)
     app.state.service = service
     app.state.lake = lake
     # The shared catalog, when it opens (None: a broken catalog is reported per request).
