@@ -11,7 +11,10 @@ these clients (`retry.ResilientClient`), exactly as they wrap the replay client.
   an error message, a log line or a repr.
 - `AkshareClient` calls `akshare.<endpoint>(**params)` in a worker thread and gives up after a
   timeout (AkShare's own requests mostly have none and can hang). akshare is imported on first
-  use, with tqdm progress bars turned off.
+  use, with tqdm progress bars turned off. Its failures are read by `akshare_replies`: the
+  exception a function raises on an *empty* reply (KeyError('代码') on a zero-notice day, …)
+  is NoMarketDataError for that call only; a parse failure on a real reply names the field,
+  the function and the akshare line; one on an HTTP 429 page is a rate limit.
 - With `record_dir`, every answer is appended to `record_dir/<vendor>/<endpoint>[@adjust].jsonl`
   with the `_` tags replay needs (docs/replay-format.md), so anything fetched can be replayed.
 """
