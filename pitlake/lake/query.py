@@ -49,6 +49,7 @@ from pitlake.lake.status import (
     fetched_sessions,
     gaps_meta,
     ledger_scopes,
+    read_ledger,
     status_of_entry,
     vendor_trace,
     whole_market_scopes,
@@ -582,39 +583,79 @@ class Lake:
         missing: list[tuple[str, date]],
         ledger: LedgerView,
         ask: Ask,
+        sessions: Sequence[date] | None = None,
     ) -> list[Gap]:
+        """Why each missing (scope, session) has no rows, as runs: consecutive sessions of one
+        scope missing for the same reason make one Gap (first…last, how many). `missing` is
+        ordered by scope, then session; `sessions` (the window's, in order) says which missing
+        sessions are consecutive. The walk does a few dictionary look-ups per session, so a
+        symbol with no rows over decades costs milliseconds (issue 13 item 11)."""
         if not missing:
             return []
         dates = [d for _, d in missing]
         hidden_pairs = self._hidden_pairs(schema, symbols, min(dates), max(dates), ask)
-        floors = _known_at_floors(schema, dates)
-        gaps = []
+        not_public = self._not_public(schema, dates, ask)
+        position = {d: i for i, d in enumerate(sessions if sessions is not None else dates)}
+        reasons: dict[tuple[Any, ...], tuple[ResultStatus, str]] = {}
+        runs: list[Gap] = []
+        run: list[Any] = []  # scope, first, last, last position, key, entry, count
+
+        def close() -> None:
+            scope, first, last, _, key, entry, count = run
+            status, reason = reasons[key]
+            if key[0] == "floor":
+                when = f"{first}" if first == last else f"{first}…{last}"
+                reason = (
+                    f"{schema.name} for {when} become public at {iso_beijing(not_public[last])}"
+                    ", after the as-of"
+                )
+            runs.append(Gap(scope, first, status, reason, entry, last, count))
+
         for scope, d in missing:
-            floor = floors[d]
-            if ask.cutoff < floor:
-                gaps.append(
-                    Gap(
-                        scope,
-                        d,
-                        ResultStatus.NOT_READY,
-                        f"{schema.name} for {d} become public at {iso_beijing(floor)}, "
-                        "after the as-of",
-                        ledger.lookup(d, scope),
-                    )
-                )
+            entry = ledger.lookup(d, scope)
+            if d in not_public:
+                key: tuple[Any, ...] = ("floor",)
+                reasons[key] = (ResultStatus.NOT_READY, "")
             elif (scope, d) in hidden_pairs:
-                gaps.append(
-                    Gap(
-                        scope,
-                        d,
-                        ResultStatus.NOT_READY,
-                        "stored, but public only after the as-of",
-                        ledger.lookup(d, scope),
-                    )
-                )
+                key = ("hidden",)
+                reasons[key] = (ResultStatus.NOT_READY, "stored, but public only after the as-of")
+            elif entry is None:
+                key = ("never",)
+                reasons[key] = (ResultStatus.UNKNOWN, "never fetched")
             else:
-                gaps.append(self._ledger_gap(scope, d, ledger.lookup(d, scope)))
-        return gaps
+                key = (
+                    entry.status,
+                    entry.symbol == WHOLE_MARKET,
+                    scope == WHOLE_MARKET,
+                    entry.message,
+                )
+                if key not in reasons:
+                    gap = self._ledger_gap(scope, d, entry)
+                    reasons[key] = (gap.status, gap.reason)
+            pos = position[d]
+            if run and run[0] == scope and run[4] == key and run[3] == pos - 1:
+                run[2], run[3], run[5], run[6] = d, pos, entry, run[6] + 1
+                continue
+            if run:
+                close()
+            run = [scope, d, d, pos, key, entry, 1]
+        close()
+        return runs
+
+    @staticmethod
+    def _not_public(schema: DatasetSchema, dates: list[date], ask: Ask) -> dict[date, datetime]:
+        """The dates whose rows become public only after the cutoff (their rule's floor), with
+        that instant. A trade-dated rule dates a row within its session's day, and later
+        sessions later, so only the last week before the cutoff is computed, plus the latest
+        older date as a check that the older ones are public."""
+        recent_from = ask.cutoff.date() - timedelta(days=7)
+        recent = sorted({d for d in dates if d >= recent_from})
+        older = [d for d in dates if d < recent_from]
+        probe = [max(older)] if older else []
+        floors = _known_at_floors(schema, [*probe, *recent])
+        if probe and floors[probe[0]] > ask.cutoff:  # a rule dating rows later: check all
+            floors = _known_at_floors(schema, dates)
+        return {d: f for d, f in floors.items() if ask.cutoff < f}
 
     @staticmethod
     def _ledger_gap(scope: str, d: date | None, entry: LedgerEntry | None) -> Gap:
@@ -656,10 +697,8 @@ class Lake:
             present = {(WHOLE_MARKET, d) for d in dates}
         missing = [(s, d) for s in scopes for d in win.sessions if (s, d) not in present]
         first = min([d for _, d in missing] + [win.target])
-        ledger = LedgerView(
-            self.catalog.ledger_entries(dataset, first, win.target, symbol=ledger_scopes(scopes))
-        )
-        gaps = self._gaps(schema, symbols, missing, ledger, ask)
+        ledger = read_ledger(self.catalog, dataset, first, win.target, ledger_scopes(scopes))
+        gaps = self._gaps(schema, symbols, missing, ledger, ask, win.sessions)
         # The effective session: the latest one fetched (rows, or a successful empty fetch),
         # at or before the range's end — wherever the range starts (status.py).
         fetched = fetched_sessions(win.sessions, len(scopes), gaps)
@@ -708,7 +747,12 @@ class Lake:
         target_entries = [ledger.lookup(win.target, s) for s in scopes]
         meta.update(
             self._meta(
-                table, ask, [*target_entries, *(g.entry for g in gaps)], gaps=gaps, rows=len(table)
+                table,
+                ask,
+                [*target_entries, *(g.entry for g in gaps)],
+                gaps=gaps,
+                rows=len(table),
+                view=ledger,
             )
         )
         return Result(
@@ -729,16 +773,19 @@ class Lake:
         """Gaps that are all successful fetches without these rows (a suspension, a symbol
         not on the list), said once however many there are."""
         absent = sorted({g.symbol for g in gaps})
-        days = sorted({g.date_key for g in gaps if g.date_key is not None})
+        dated = [g for g in gaps if g.date_key is not None]
         who = (
             "the whole market"
             if absent == [WHOLE_MARKET]
             else ", ".join(absent[:20]) + (" …" if len(absent) > 20 else "")
         )
         when = ""
-        if days:
-            span = f"{days[0]}" if len(days) == 1 else f"{days[0]}…{days[-1]}"
-            when = f" on {len(days)} session(s), {span}"
+        if dated:
+            first = min(g.date_key for g in dated)  # type: ignore[type-var]
+            last = max(g.until for g in dated)  # type: ignore[type-var]
+            n = sum(g.sessions for g in dated)
+            span = f"{first}" if first == last else f"{first}…{last}"
+            when = f" on {n} session(s), {span}" if len(absent) == 1 else f", {span}"
         if absent == [WHOLE_MARKET]:
             return f"No rows{when}: those fetches succeeded with nothing in them."
         return f"No rows for {who}{when} (the fetch succeeded without them, e.g. a suspension)."
@@ -761,10 +808,10 @@ class Lake:
         after = with_rows + timedelta(days=1) if with_rows else None
         if after is not None and after > on_or_before:
             return with_rows
-        entries = self.catalog.ledger_entries(
-            schema.name, after, on_or_before, symbol=ledger_scopes(scopes)
+        view = read_ledger(
+            self.catalog, schema.name, after or FIRST_SESSION, on_or_before, ledger_scopes(scopes)
         )
-        view = LedgerView(entries)
+        entries = view.entries
         candidates = sorted(
             {e.date_key for e in entries if e.successful and XSHG.is_session(e.date_key)},
             reverse=True,
@@ -1207,6 +1254,7 @@ class Lake:
         *,
         gaps: list[Gap],
         rows: int,
+        view: LedgerView | None = None,
     ) -> dict[str, Any]:
         known_max = None
         if len(data):
@@ -1218,7 +1266,7 @@ class Lake:
         meta: dict[str, Any] = {
             "rows": rows,
             "known_at_max": iso_beijing(known_max) if known_max is not None else None,
-            "vendor_trace": vendor_trace(entries),
+            "vendor_trace": vendor_trace(entries, view),
             "pinned": ask.pinned,
         }
         if ask.as_ingested is not None:

@@ -19,14 +19,17 @@ The rules every read follows, defined here once:
 
 from __future__ import annotations
 
-from collections import Counter
+import dataclasses
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from pitlake.envelope import RESULT_FOR_LEDGER, ResultStatus
-from pitlake.lake.catalog import WHOLE_MARKET, LedgerEntry
+from sqlalchemy import String, cast, select
+
+from pitlake.envelope import RESULT_FOR_LEDGER, LedgerStatus, ResultStatus
+from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry, from_storage, ledger_table
 
 BENIGN: frozenset[ResultStatus] = frozenset({ResultStatus.OK, ResultStatus.NO_DATA})
 # When several scopes fail differently, the answer reports the first of these that occurs:
@@ -47,21 +50,32 @@ MAX_REASON_CHARS = 200
 
 @dataclass(frozen=True)
 class Gap:
-    """A requested scope that has no rows in the answer, and why."""
+    """A requested scope that has no rows in the answer, and why: one session, or a run of
+    consecutive sessions missing for the same reason (date_key…last, `sessions` of them)."""
 
     symbol: str  # canonical code, or '*' for the whole market
-    date_key: date | None
+    date_key: date | None  # the (first) session, or None for an undated answer
     status: ResultStatus
     reason: str
-    entry: LedgerEntry | None = None
+    entry: LedgerEntry | None = None  # the ledger entry of its last session
+    last: date | None = None  # the run's last session (None: date_key alone)
+    sessions: int = 1
+
+    @property
+    def until(self) -> date | None:
+        return self.last or self.date_key
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "symbol": self.symbol,
             "date": self.date_key.isoformat() if self.date_key else None,
             "status": str(self.status),
             "reason": self.reason,
         }
+        if self.sessions > 1 and self.last is not None:
+            out["until"] = self.last.isoformat()
+            out["sessions"] = self.sessions
+        return out
 
 
 def status_of_entry(entry: LedgerEntry) -> ResultStatus:
@@ -98,8 +112,11 @@ class LedgerView:
     A whole-market scope on a date without a whole-market entry is answered by that date's
     symbol-scoped entries (the most pressing first); `scoped_symbols` names them."""
 
-    def __init__(self, entries: Iterable[LedgerEntry]) -> None:
+    def __init__(
+        self, entries: Iterable[LedgerEntry], raw_traces: dict[tuple[date, str], str] | None = None
+    ) -> None:
         self.entries = list(entries)
+        self._raw_traces = raw_traces or {}
         self._by_key = {(e.date_key, e.symbol): e for e in self.entries}
         self._scoped: dict[date, list[LedgerEntry]] = {}
         for e in self.entries:
@@ -113,6 +130,13 @@ class LedgerView:
                 return most_pressing(self._scoped[d])
             return found
         return self._by_key.get((d, symbol)) or self._by_key.get((d, WHOLE_MARKET))
+
+    def traced(self, entry: LedgerEntry) -> LedgerEntry:
+        """The entry with its vendor trace (decoded only for the entries an answer shows)."""
+        raw = self._raw_traces.get((entry.date_key, entry.symbol))
+        if raw is None or entry.trace:
+            return entry
+        return dataclasses.replace(entry, trace=list(json.loads(raw) or []))
 
     def for_symbol(self, symbol: str) -> list[LedgerEntry]:
         return [e for e in self.entries if e.symbol in (symbol, WHOLE_MARKET)]
@@ -131,6 +155,51 @@ class LedgerView:
         )
 
 
+def read_ledger(
+    catalog: Catalog, dataset: str, start: date, end: date, symbols: list[str] | None
+) -> LedgerView:
+    """A dataset's ledger over [start, end] for a gap analysis: one query fetched at once,
+    the vendor traces left as JSON text until an answer shows them. A five-year range holds
+    ~1,200 entries per scope; decoding each row and its trace was most of the read of a symbol
+    with no rows (issue 13 item 11). `symbols` None: every symbol (a whole-market question)."""
+    t = ledger_table.c
+    stmt = select(
+        t.date_key,
+        t.symbol,
+        t.status,
+        t.row_count,
+        t.vendor,
+        t.message,
+        t.run_id,
+        t.recorded_at,
+        cast(t.trace, String).label("trace_text"),
+    ).where(t.dataset == dataset, t.date_key >= start, t.date_key <= end)
+    if symbols is not None:
+        stmt = stmt.where(t.symbol.in_(symbols))
+    with catalog.engine.connect() as conn:
+        rows = conn.execute(stmt.order_by(t.date_key, t.symbol)).all()
+    entries, traces = [], {}
+    statuses = {s.value: s for s in LedgerStatus}
+    for d, sym, status, n, vendor, message, run_id, at, trace in rows:
+        entries.append(
+            LedgerEntry(
+                dataset=dataset,
+                date_key=d,
+                symbol=sym,
+                status=statuses[status],
+                rows=int(n),
+                vendor=vendor,
+                trace=[],
+                message=message or "",
+                run_id=run_id,
+                recorded_at=from_storage(at),  # type: ignore[arg-type]
+            )
+        )
+        if trace and trace != "[]":
+            traces[(d, sym)] = trace
+    return LedgerView(entries, traces)
+
+
 def whole_market_scopes(ledger: LedgerView) -> list[str]:
     """For an undated whole-market question (news): '*' when the whole market was fetched in
     view, else the symbols fetched on their own (each answered as one of several symbols)."""
@@ -141,9 +210,24 @@ def whole_market_scopes(ledger: LedgerView) -> list[str]:
 
 def fetched_sessions(sessions: Sequence[date], n_scopes: int, gaps: Iterable[Gap]) -> list[date]:
     """The sessions an answer stands on, in order: some scope has rows there, or a successful
-    fetch (a gap that is NO_DATA). `gaps` are the session gaps of every scope."""
-    failed = Counter(g.date_key for g in gaps if g.status not in BENIGN)
-    return [d for d in sessions if failed[d] < n_scopes]
+    fetch (a gap that is NO_DATA). `gaps` are the session gaps (runs) of every scope, over
+    these sessions; failures are counted per session by a difference array over the runs."""
+    index = {d: i for i, d in enumerate(sessions)}
+    failed = [0] * (len(sessions) + 1)
+    for g in gaps:
+        if g.status in BENIGN or g.date_key is None:
+            continue
+        i, j = index.get(g.date_key), index.get(g.until)  # type: ignore[arg-type]
+        if i is None or j is None:
+            continue
+        failed[i] += 1
+        failed[j + 1] -= 1
+    out, running = [], 0
+    for i, d in enumerate(sessions):
+        running += failed[i]
+        if running < n_scopes:
+            out.append(d)
+    return out
 
 
 def coverage(fetched: Sequence[date], ledger: LedgerView, scopes: Sequence[str]) -> dict[str, Any]:
@@ -195,8 +279,11 @@ def combine(gap_statuses: Iterable[ResultStatus], has_rows: bool) -> ResultStatu
     return ResultStatus.OK if has_rows else ResultStatus.NO_DATA
 
 
-def vendor_trace(entries: Iterable[LedgerEntry | None]) -> list[dict[str, Any]]:
-    """The ledger records behind an answer, for meta.vendor_trace (deduplicated, bounded)."""
+def vendor_trace(
+    entries: Iterable[LedgerEntry | None], view: LedgerView | None = None
+) -> list[dict[str, Any]]:
+    """The ledger records behind an answer, for meta.vendor_trace (deduplicated, bounded;
+    traces decoded from `view` for the entries shown)."""
     out: list[dict[str, Any]] = []
     seen: set[tuple[Any, ...]] = set()
     for e in entries:
@@ -206,6 +293,8 @@ def vendor_trace(entries: Iterable[LedgerEntry | None]) -> list[dict[str, Any]]:
         if k in seen:
             continue
         seen.add(k)
+        if view is not None:
+            e = view.traced(e)
         out.append(
             {
                 "dataset": e.dataset,
@@ -238,15 +327,14 @@ def summarise_gaps(gaps: Iterable[Gap]) -> list[dict[str, Any]]:
     for status in sorted(groups, key=_rank):
         members = groups[status]
         dated = [g for g in members if g.date_key is not None]
-        latest = max(dated, key=lambda g: g.date_key) if dated else members[-1]  # type: ignore[arg-type, return-value]
+        latest = max(dated, key=lambda g: g.until) if dated else members[-1]  # type: ignore[arg-type, return-value]
         symbols = sorted({g.symbol for g in members})
         out.append(
             {
                 "status": str(status),
-                "count": len(members),
+                "count": sum(g.sessions for g in members),  # symbol-sessions
                 "first": min(g.date_key for g in dated).isoformat() if dated else None,  # type: ignore[type-var]
-                "last": latest.date_key.isoformat() if latest.date_key else None,
-                "sessions": len({g.date_key for g in dated}),
+                "last": latest.until.isoformat() if latest.until else None,
                 "symbols": symbols[:MAX_LISTED],
                 "symbol_count": len(symbols),
                 "reason": _short(latest.reason),
@@ -260,7 +348,11 @@ def gaps_meta(gaps: list[Gap]) -> dict[str, Any]:
     pressing first) capped at MAX_GAPS_IN_META, saying when it is capped."""
     if not gaps:
         return {}
-    ordered = sorted(gaps, key=lambda g: _rank(g.status))
+    bad = [g for g in gaps if g.status not in BENIGN]
+    ordered = [
+        *sorted(bad, key=lambda g: _rank(g.status)),
+        *(g for g in gaps if g.status in BENIGN),
+    ]
     meta: dict[str, Any] = {
         "gaps": [g.to_dict() for g in ordered[:MAX_GAPS_IN_META]],
         "gap_summary": summarise_gaps(gaps),
@@ -287,9 +379,9 @@ def describe_gaps(gaps: list[Gap]) -> str:
         one = s["symbol_count"] == 1
         who = f" for {s['symbols'][0]}" if one else f" for {s['symbol_count']:,} symbols"
         on = ""
-        if s["sessions"]:
+        if s["first"]:
             span = s["last"] if s["first"] == s["last"] else f"{s['first']}…{s['last']}"
-            on = f" on {s['sessions']:,} session(s), {span}"
-        count = "" if one else f", {s['count']:,} gaps"
+            on = f" on {s['count']:,} session(s), {span}" if one else f", {span}"
+        count = "" if one else f", {s['count']:,} symbol-sessions"
         parts.append(f"{s['status']}{who}{on}{count} (latest: {s['reason']})")
     return "Missing: " + "; ".join(parts) + "."

@@ -4,6 +4,7 @@ what they cover, long ranges summarise their gaps, and a corrupt file is a named
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import duckdb
 import pytest
 
 import pitlake.pit as pit
+from pitlake.calendar import XSHG
 from pitlake.envelope import DateStatus, ResultStatus
 from pitlake.errors import LakeCorruptError
 from pitlake.lake.catalog import Catalog
@@ -139,25 +141,48 @@ def test_whole_market_news_over_failed_symbol_fetches_reports_the_failure(
 def test_a_range_from_2000_summarises_its_gaps_and_says_what_the_lake_holds(
     store: LakeStore, sqlite_catalog: Catalog, lake: Lake
 ) -> None:
+    """Never fetched before 2025, failed fetches on every other session of 2025-01..05: the
+    message summarises by status in a few hundred characters (it used to list gaps one by
+    one), says what the lake holds, and meta keeps the runs, capped and saying so."""
     write(store, "quotes", [bar(A, d, 10.0) for d in S])
     for d in S:
         sqlite_catalog.record_ledger("quotes", d, "OK", rows=1, at=INGEST)
-    sqlite_catalog.record_ledger("quotes", "2025-05-29", "UPSTREAM_ERROR", message="502", at=INGEST)
+    failed = XSHG.sessions_between(date(2025, 1, 2), date(2025, 5, 30))[::2]
+    for d in failed:
+        sqlite_catalog.record_ledger("quotes", d, "UPSTREAM_ERROR", message="502", at=INGEST)
+    before = XSHG.sessions_between(date(2000, 1, 4), date(2025, 5, 30))
+    never = [d for d in before if d not in set(failed)]
     r = lake.quotes(A, start="2000-01-01", end=S[-1], as_of=S[-1])
     assert r.status is ResultStatus.UPSTREAM_ERROR and len(r.data) == len(S)
     assert len(r.message) < 700, r.message
-    assert "UPSTREAM_ERROR" in r.message and "2025-05-29" in r.message and "502" in r.message
-    assert "UNKNOWN" in r.message and "never fetched" in r.message
-    assert "2000-01-04…2025-05-30" in r.message  # the never-fetched span, first…last
+    assert (
+        f"UPSTREAM_ERROR for {A} on {len(failed)} session(s), {failed[0]}…{failed[-1]}" in r.message
+    )
+    assert f"UNKNOWN for {A} on {len(never):,} session(s), 2000-01-04…{never[-1]}" in r.message
+    assert "never fetched" in r.message and "502" in r.message
     assert f"{len(S)} session(s), {S[0]}…{S[-1]}" in r.message  # what the lake holds
     summary = {s["status"]: s for s in r.meta["gap_summary"]}
-    assert summary["UPSTREAM_ERROR"]["count"] == 1
-    unknown = summary["UNKNOWN"]
-    assert unknown["first"] == "2000-01-04" and unknown["last"] == "2025-05-30"
-    assert unknown["count"] == r.meta["gaps_total"] - 1 > 6000
+    assert summary["UPSTREAM_ERROR"]["count"] == len(failed)
+    assert summary["UNKNOWN"]["count"] == len(never)
+    assert summary["UNKNOWN"]["first"] == "2000-01-04"
+    assert summary["UNKNOWN"]["last"] == never[-1].isoformat()
     assert len(r.meta["gaps"]) == 50 and r.meta["gaps_capped"] is True
+    assert r.meta["gaps_total"] > 2 * len(failed) - 2  # runs: failures between never-fetched
     assert r.meta["gaps"][0]["status"] == "UPSTREAM_ERROR"  # the most pressing first
     assert r.meta["coverage"] == {"first": S[0], "last": S[-1], "sessions": len(S)}
+
+
+def test_consecutive_sessions_missing_for_one_reason_are_one_run(
+    store: LakeStore, sqlite_catalog: Catalog, lake: Lake
+) -> None:
+    write(store, "quotes", [bar(A, S[0], 10.0)])
+    for d in S:
+        sqlite_catalog.record_ledger("quotes", d, "OK", rows=1, at=INGEST)
+    r = lake.quotes(A, start=S[0], end=S[-1], as_of=S[-1])
+    assert r.status is ResultStatus.OK and r.effective_trade_date == S[-1]
+    [gap] = r.meta["gaps"]
+    assert gap["status"] == "NO_DATA" and gap["date"] == S[1] and gap["until"] == S[-1]
+    assert gap["sessions"] == len(S) - 1
 
 
 def test_the_known_at_rule_runs_once_per_gap_analysis_not_once_per_session(
@@ -176,7 +201,8 @@ def test_the_known_at_rule_runs_once_per_gap_analysis_not_once_per_session(
 
     monkeypatch.setitem(pit.KNOWN_AT_RULES, name, counted)
     r = lake.quotes(A, start="2021-01-01", end="2025-12-30", as_of="2025-12-30")
-    assert r.status is ResultStatus.UNKNOWN and r.meta["gaps_total"] > 1200
+    assert r.status is ResultStatus.UNKNOWN and r.meta["gap_summary"][0]["count"] > 1200
+    assert len(r.meta["gaps"]) == 1  # one run of never-fetched sessions
     assert len(calls) <= 2, f"{len(calls)} rule calls"
 
 
