@@ -8,7 +8,11 @@ these clients (`retry.ResilientClient`), exactly as they wrap the replay client.
   `{api_name, token, params, fields}`), because the SDK returns an empty frame on HTTP errors
   (indistinguishable from "no rows"), writes `~/tk.csv` on `set_token`, and has no way to keep the
   token out of errors. The token comes from `TUSHARE_TOKEN`, then `TS_TOKEN`, and never appears in
-  an error message, a log line or a repr.
+  an error message, a log line or a repr. pitlake never imports the `tushare` package: what it
+  offers is this one POST (tushare/pro/client.py:33-52), and its error handling is what we avoid.
+  The SDK is kept only as the protocol's reference: the wire tests (tests/vendors/wire/
+  test_wire_tushare.py) check that this client sends the SDK's exact request and builds the
+  SDK's frame from the same reply, so it belongs with the test dependencies, not the runtime.
 - `AkshareClient` calls `akshare.<endpoint>(**params)` in a worker thread and gives up after a
   timeout (AkShare's own requests mostly have none and can hang). akshare is imported on first
   use, with tqdm progress bars turned off. Its failures are read by `akshare_replies`: the
