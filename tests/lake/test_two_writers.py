@@ -25,7 +25,7 @@ import pytest
 from sqlalchemy import create_engine, inspect
 
 from pitlake.lake.catalog import Catalog, resolve_url
-from pitlake.lake.fs import ObjectChangedError
+from pitlake.lake.fs import ObjectChangedError, ObjectFS
 from pitlake.lake.lease import (
     AdvisoryLocks,
     LeaseLostError,
@@ -615,8 +615,29 @@ def _ingest(lake: str, catalog_url: str, symbols: tuple[str, ...]) -> None:
         env.close()
 
 
-def _ingest_host(catalog_url: str, lock_dir: str, symbols: tuple[str, ...], go: Any) -> None:
+def _ingest_host(
+    catalog_url: str, lock_dir: str, symbols: tuple[str, ...], go: Any, me: int, arrived: Any
+) -> None:
+    """One ingest host. Its first partition read waits (bounded) until the other host has
+    come to the same write (reached its local lock): so the two first writes overlap for
+    sure, which otherwise depends on timing (each host spends most of a unit in the gate)."""
     os.environ["PITLAKE_LOCK_DIR"] = lock_dir
+    lock, read = ObjectFS.lock, LakeStore._read_stored
+    first = {"read": True}
+
+    def lock_announcing(self: ObjectFS, directory: Any) -> Any:
+        arrived[me].set()
+        return lock(self, directory)
+
+    def read_then_meet(self: LakeStore, *args: Any, **kwargs: Any) -> Any:
+        out = read(self, *args, **kwargs)
+        if first["read"]:
+            first["read"] = False
+            arrived[1 - me].wait(DEADLINE_S)
+        return out
+
+    ObjectFS.lock = lock_announcing  # type: ignore[method-assign]
+    LakeStore._read_stored = read_then_meet  # type: ignore[method-assign]
     go.wait()
     _ingest(URL, catalog_url, symbols)
 
@@ -640,10 +661,12 @@ def test_two_ingest_hosts_splitting_the_market_write_what_one_host_would(
     import pitlake.ingest  # noqa: F401
 
     fork = mp.get_context("fork")
-    go = fork.Event()
+    go, arrived = fork.Event(), (fork.Event(), fork.Event())
     procs = [
         fork.Process(
-            target=_ingest_host, args=(pg_url, str(tmp_path / f"locks-{i}"), half, go), daemon=True
+            target=_ingest_host,
+            args=(pg_url, str(tmp_path / f"locks-{i}"), half, go, i, arrived),
+            daemon=True,
         )
         for i, half in enumerate(halves)
     ]
