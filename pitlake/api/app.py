@@ -2,8 +2,8 @@
 
 Every endpoint answers the envelope of DESIGN.md §8 (see `pitlake.api.models`), produced by
 `pitlake.api.service.QueryService` — the same code the CLI and the MCP server call. The HTTP
-status rules are in `pitlake.api.errors`. The API works offline, /docs and /redoc included: their
-assets are served from installed files (`pitlake.api.docs`).
+status rules are in `pitlake.api.errors`. The API works offline, /docs included: its assets are
+served from installed files (`pitlake.api.docs`; there is no /redoc).
 """
 
 from __future__ import annotations

@@ -215,3 +215,38 @@ def test_dashboard_in_chromium(server: str, capsys: pytest.CaptureFixture[str]) 
     assert any(u.endswith("/dashboard/static/dashboard.js") for u in requests)
     outside = [u for u in requests if urlsplit(u).hostname != "127.0.0.1"]
     assert outside == [], f"requests left 127.0.0.1: {outside}"
+
+
+def test_api_docs_render_with_the_network_off(server: str) -> None:
+    """/docs (Swagger UI) with every request off 127.0.0.1 aborted: the page must come up from
+    the server's own assets (FastAPI's default loads them from a CDN and is blank offline)."""
+    from playwright.sync_api import sync_playwright
+
+    blocked: list[str] = []
+    errors: list[str] = []
+
+    def only_loopback(route) -> None:  # type: ignore[no-untyped-def]
+        if urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort("internetdisconnected")
+
+    with sync_playwright() as p:
+        browser = _launch(p)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.route("**/*", only_loopback)
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            r = page.goto(f"{server}/docs", wait_until="networkidle")
+            assert r is not None and r.status == 200
+            title = page.locator(".swagger-ui .info .title")
+            title.wait_for(timeout=15_000)
+            assert "pitlake query API" in title.inner_text()
+            assert page.locator(".swagger-ui .opblock").count() >= 8  # the /v1 endpoints
+            assert "/v1/quotes" in page.locator(".swagger-ui").inner_text()
+        finally:
+            browser.close()
+    assert blocked == [], f"the docs asked for off-machine assets: {blocked}"
+    assert errors == [], f"page errors: {errors}"
