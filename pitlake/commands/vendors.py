@@ -42,9 +42,11 @@ def _yes_no(v: bool | None) -> str:
 
 
 def _judged(v: str | None) -> str:
+    from rich.markup import escape
+
     if v is None:
         return "—"
-    return v if v == "ok" else f"[red]{v[:60]}[/red]"
+    return v if v == "ok" else f"[red]{escape(v[:60])}[/red]"
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -53,6 +55,7 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 
 def _print(checks: list[Any], session: str, symbol: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     out = console()
@@ -79,7 +82,7 @@ def _print(checks: list[Any], session: str, symbol: str) -> None:
                 _judged(p.units),
                 "—" if p.latency_ms is None else f"{p.latency_ms:.0f}",
                 str(p.rows),
-                "" if p.status == "ok" else p.message[:120],
+                "" if p.status == "ok" else escape(p.message[:120]),
             )
         out.print(table)
 

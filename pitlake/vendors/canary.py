@@ -37,6 +37,9 @@ UNREACHABLE_AFTER = 2
 # Statements of a listed company are in 元: total assets of any A-share are above 1亿, below
 # 100万亿 (ICBC ≈ 4.5e13), and a period's revenue above 100万, below 10万亿; a 万元 slip of a
 # large company (the default symbol) falls outside.
+# Datasets whose transform checks units (amount ÷ volume vs close; market value vs price ×
+# shares); financials get MAGNITUDES. Factors, calendars, news and seat texts have none to check.
+UNIT_CHECKED = frozenset({"quotes", "valuation"})
 MAGNITUDES = {"total_assets": (1e8, 1e14), "total_revenue": (1e6, 1e13)}
 
 # Text of a transport failure (the classifier keeps the native exception's name first).
@@ -242,7 +245,10 @@ def judge(adapter: Adapter, dataset: str, query: VendorQuery, session: date) -> 
         probe.status, probe.message = DRIFT, probe.columns
         return probe
     probe.columns = "ok"
-    probe.units = _statement_units(rows) if dataset == "financials" else "ok"
+    if dataset == "financials":
+        probe.units = _statement_units(rows)
+    elif dataset in UNIT_CHECKED:
+        probe.units = "ok"  # the transform's own unit check passed
     probe.status = DRIFT if (probe.units or "").startswith("drift") else OK
     probe.message = f"{len(rows)} canonical rows"
     return probe

@@ -119,6 +119,7 @@ def test_every_endpoint_answering_as_recorded_is_ok() -> None:
         assert p["reachable"] and p["permission"] and p["columns"] == "ok"
         assert p["latency_ms"] is not None and p["rows"] > 0
     assert got["daily"]["units"] == "ok" and got["income"]["units"] == "ok"
+    assert got["trade_cal"]["units"] is None  # nothing to check: not claimed plausible
     assert got["daily"]["params"] == {"trade_date": "20250603", "ts_code": "600519.SH"}
 
 
@@ -130,6 +131,12 @@ def test_the_table_lists_each_endpoint() -> None:
     for endpoint in ENDPOINTS:
         assert endpoint in result.output
     assert "latency ms" in result.output
+
+
+def test_the_table_shows_vendor_messages_as_written() -> None:
+    with served_tushare(top_inst="permission").active():
+        result = check("--vendors", "tushare", "--date", "2025-06-03")
+    assert "[tushare.top_inst] 抱歉，您没有访问该接口的权限" in result.output  # not read as markup
 
 
 def test_denied_and_empty_endpoints_are_reported_not_failed() -> None:
