@@ -544,10 +544,15 @@ class Lake:
         where.append(hidden(p, ask.cutoff, ask.as_ingested))
         scope = col("symbol") if symbols else p.add(WHOLE_MARKET)
         sql = (
-            f"SELECT DISTINCT {scope}, {col(date_col)} FROM {self._reader.source(files, p)} "
-            f"WHERE {' AND '.join(where)}"
+            f"SELECT DISTINCT {scope} AS scope, {col(date_col)} AS d "
+            f"FROM {self._reader.source(files, p)} WHERE {' AND '.join(where)}"
         )
-        return {(s, d) for s, d in self._reader.rows(sql, p)}
+        # a few symbols touch a row group per year: the one-thread database, as for the read
+        point = bool(symbols) and len(symbols) <= POINT_READ_SYMBOLS  # type: ignore[arg-type]
+        found = self._reader.table(sql, p, point=point)
+        return set(
+            zip(found.column("scope").to_pylist(), found.column("d").to_pylist(), strict=True)
+        )
 
     def _latest_date(
         self, schema: DatasetSchema, symbols: list[str] | None, on_or_before: date, ask: Ask

@@ -23,13 +23,13 @@ import dataclasses
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timezone
 from typing import Any
 
 from sqlalchemy import String, cast, select
 
 from pitlake.envelope import RESULT_FOR_LEDGER, LedgerStatus, ResultStatus
-from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry, from_storage, ledger_table
+from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry, ledger_table
 
 BENIGN: frozenset[ResultStatus] = frozenset({ResultStatus.OK, ResultStatus.NO_DATA})
 # When several scopes fail differently, the answer reports the first of these that occurs:
@@ -192,7 +192,7 @@ def read_ledger(
                 trace=[],
                 message=message or "",
                 run_id=run_id,
-                recorded_at=from_storage(at),  # type: ignore[arg-type]
+                recorded_at=at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at,
             )
         )
         if trace and trace != "[]":
