@@ -478,7 +478,9 @@ def failure_status(exc: BaseException) -> LedgerStatus:
 
 
 def failure_message(exc: BaseException, step: str) -> str:
-    text = f"{step} failed: {type(exc).__name__}: {exc}"
+    """One line for the ledger and the summary (the whole text is in the log)."""
+    lines = str(exc).strip().splitlines()
+    text = f"{step} failed: {type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
     return text if len(text) <= MAX_FAILURE_MESSAGE else text[: MAX_FAILURE_MESSAGE - 1] + "…"
 
 

@@ -154,3 +154,11 @@ def test_a_skipped_dataset_keeps_its_reason_in_the_summary(env: core.RunEnv) -> 
     (d,) = core.summarize([out])["datasets"]
     assert d["status"] == "SKIPPED"
     assert d["message"] == "2025-06-07 is not an XSHG session (Saturday)"
+
+
+def test_a_failure_message_is_one_line() -> None:
+    exc = RuntimeError("No magic bytes found\n\nLINE 1: SELECT DISTINCT symbol")
+    assert core.failure_message(exc, "planning") == (
+        "planning failed: RuntimeError: No magic bytes found"
+    )
+    assert core.failure_message(KeyError(), "gate") == "gate failed: KeyError"
