@@ -42,7 +42,13 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from pitlake.errors import PitlakeError, VendorError, VendorNotConfiguredError, VendorRateLimitError
+from pitlake.errors import (
+    NoMarketDataError,
+    PitlakeError,
+    VendorError,
+    VendorNotConfiguredError,
+    VendorRateLimitError,
+)
 from pitlake.vendors.akshare_replies import classify_failure
 from pitlake.vendors.classify import classify
 from pitlake.vendors.replay import endpoint_key, tags_for
@@ -229,6 +235,10 @@ class TushareClient:
         if payload.get("code") != 0:
             raise Exception(str(payload.get("msg") or f"error code {payload.get('code')}"))
         data = payload["data"]
+        if data is None:  # code 0 and nothing at all: no rows, said another way
+            raise NoMarketDataError(
+                "answered code 0 with no data", vendor=self.vendor, endpoint=endpoint
+            )
         return pd.DataFrame(data["items"], columns=data["fields"])
 
 

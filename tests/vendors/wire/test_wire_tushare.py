@@ -302,3 +302,19 @@ def test_a_missing_column_in_a_reply_is_schema_drift_naming_it() -> None:
     with replay.active(), pytest.raises(VendorError, match=r"missing columns \['vol'\]") as info:
         adapter(live_client()).fetch(SCENARIOS["daily"].request, FETCHED)
     assert info.value.endpoint == "daily"
+
+
+def test_code_0_with_null_data_is_no_rows_for_that_query_only() -> None:
+    """The SDK would raise TypeError (`data['fields']` of None, tushare/pro/client.py:48);
+    pitlake reads it as an answer with no rows."""
+    from tests.vendors.wire.tushare_wire import reply
+
+    null = {**reply("major_news", "normal")["json"], "data": None}
+    replay = HttpReplay()
+    serve(replay, "news", "normal")
+    replay.add(r"/dataapi/major_news$", json=null)
+    with replay.active():
+        out = adapter(live_client()).fetch(SCENARIOS["news"].request, FETCHED)
+        with pytest.raises(NoMarketDataError):
+            live_client().call("major_news")
+    assert set(out.frame["title"]) == {"茅台分红", "央行今日开展1000亿元逆回购操作。"}
