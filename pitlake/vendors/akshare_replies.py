@@ -98,6 +98,11 @@ EMPTY_SIGNS: dict[str, EmptySign] = {
         rows=("big_df", ()),
         source="stock_feature/stock_hist_tx.py:83-93",
     ),
+    "tool_trade_date_hist_sina": EmptySign(
+        raises=((ValueError, "Length mismatch"),),
+        rows=("dict_list", ()),
+        source="tool/trade_date_hist.py:30-32",
+    ),
     "stock_zh_a_daily": EmptySign(
         raises=((KeyError, "date"),),
         rows=("dict_list", ()),

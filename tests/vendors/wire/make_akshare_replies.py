@@ -157,8 +157,13 @@ CAL_SESSIONS = [
 
 def sina_calendar() -> dict[str, Any]:
     body = f'var datelist="{encode_calendar(CAL_SESSIONS)}";var KLC_TD_SH=datelist;'
+    text = {"Content-Type": "text/plain"}
     return {
-        "normal": reply(CAL_CITES, SINA_CAL, body=body, headers={"Content-Type": "text/plain"}),
+        "normal": reply(CAL_CITES, SINA_CAL, body=body, headers=text),
+        # an empty list: ValueError (Length mismatch) at trade_date_hist.py:32
+        "empty": reply(
+            CAL_CITES, SINA_CAL, body='var datelist="";var KLC_TD_SH=datelist;', headers=text
+        ),
         "blocked": blocked(CAL_CITES, SINA_CAL),
         "rate_limited": rate_limited(CAL_CITES, SINA_CAL),
     }

@@ -131,8 +131,23 @@ def test_every_function_pitlake_calls_has_all_reply_kinds() -> None:
     for function in CALLS:
         for kind in ("normal", "blocked", "rate_limited"):
             reply_file(function, kind)
-        if function != "tool_trade_date_hist_sina":  # Sina's calendar is never empty
-            assert any(fn == function for fn, _ in EMPTY_KINDS), function
+        assert any(fn == function for fn, _ in EMPTY_KINDS), function
+
+
+def test_the_recorded_replies_are_what_the_generator_writes() -> None:
+    """make_akshare_replies.py is the readable source of the files; they must not drift."""
+    import json
+
+    from tests.vendors.wire.make_akshare_replies import FUNCTIONS
+
+    written = {p.name for p in REPLIES.glob("*.json")}
+    expected = set()
+    for function, make in FUNCTIONS.items():
+        for kind, content in make().items():
+            name = f"{function}.{kind}.json"
+            expected.add(name)
+            assert json.loads((REPLIES / name).read_text(encoding="utf-8")) == content, name
+    assert written == expected
 
 
 def test_every_recorded_reply_cites_the_akshare_source_that_shapes_it() -> None:
