@@ -247,3 +247,55 @@ def test_a_monday_nightly_with_no_friday_to_sunday_notices_completes_no_data(
     asked = sorted(c.params["begin_time"] for c in http.served(r"np-anotice-stock"))
     assert asked == ["2025-06-06", "2025-06-07", "2025-06-08", "2025-06-09"]
     assert not http.unmatched
+
+
+# ---------------------------------------------------------------- record, then replay
+
+
+@pytest.mark.parametrize(
+    ("function", "endpoint", "params"),
+    [
+        ("stock_notice_report", "stock_notice_report", {"symbol": "财务报告", "date": "20250603"}),
+        ("stock_news_em", "stock_news_em", {"symbol": "600519"}),
+        (
+            "stock_profit_sheet_by_report_em",
+            "stock_profit_sheet_by_report_em",
+            {"symbol": "SH600519"},
+        ),
+        (
+            "stock_zh_a_hist",
+            "stock_zh_a_hist",
+            {
+                "symbol": "600519",
+                "period": "daily",
+                "start_date": "20250603",
+                "end_date": "20250604",
+                "adjust": "",
+            },
+        ),
+        (
+            "stock_zh_a_hist_tx",
+            "stock_zh_a_hist_tx",
+            {"symbol": "sz000001", "start_date": "20250603", "end_date": "20250604", "adjust": ""},
+        ),
+        (
+            "stock_lhb_detail_em",
+            "stock_lhb_detail_em",
+            {"start_date": "20250618", "end_date": "20250618"},
+        ),
+    ],
+)
+def test_a_recorded_live_answer_replays_as_it_was_received(
+    http: HttpReplay, tmp_path: Path, function: str, endpoint: str, params: dict
+) -> None:
+    """Issue 14 item 7: what the live client records, replay gives back (same rows, same
+    values), and asked for something else it answers as akshare does."""
+    from pitlake.vendors.clients import AkshareClient
+    from pitlake.vendors.replay import ReplaySource
+
+    add(http, function, "normal")
+    with http.active():
+        live = AkshareClient(timeout=30, record_dir=tmp_path).call(endpoint, **params)
+    replayed = ReplaySource(tmp_path).client("akshare").call(endpoint, **params)
+    assert list(replayed.columns) == list(live.columns)
+    assert replayed.astype(str).to_dict("records") == live.astype(str).to_dict("records")
