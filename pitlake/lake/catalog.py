@@ -361,6 +361,20 @@ def _configure_sqlite(engine: Engine, *, read_only: bool = False) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+def _read_only_sessions(engine: Engine) -> None:
+    """Every PostgreSQL session of a read-only catalog refuses writes (a SET on connect, so an
+    `options=` the URL carries, a search_path say, is kept)."""
+
+    @event.listens_for(engine, "connect", insert=True)
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        autocommit = dbapi_conn.autocommit
+        dbapi_conn.autocommit = True
+        cur = dbapi_conn.cursor()
+        cur.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        cur.close()
+        dbapi_conn.autocommit = autocommit
+
+
 class Catalog:
     """Runs, ledger, partition files, validations and quarantine entries of one lake.
 
@@ -395,11 +409,11 @@ class Catalog:
             }
         else:
             kwargs["pool_pre_ping"] = True
-            if read_only and self.url.startswith("postgresql"):
-                kwargs["connect_args"] = {"options": "-c default_transaction_read_only=on"}
         self.engine = create_engine(self.url, **kwargs)
         if self.engine.dialect.name == "sqlite":
             _configure_sqlite(self.engine, read_only=read_only)
+        elif read_only and self.engine.dialect.name == "postgresql":
+            _read_only_sessions(self.engine)
         if not read_only:
             self._create_tables()
 

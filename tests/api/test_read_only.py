@@ -215,3 +215,41 @@ def test_an_immutable_read_refuses_a_catalog_rewritten_under_it(lake_copy: Path)
             cur.execute("SELECT count(*) FROM runs").fetchall()
     finally:
         conn.close()
+
+
+def _pg_params() -> list[Any]:
+    from tests.lake.conftest import IN_CI, PG_URL
+
+    return [pytest.param("postgres", marks=pytest.mark.postgres)] if PG_URL or IN_CI else []
+
+
+@pytest.mark.parametrize("backend", _pg_params())
+def test_a_postgresql_catalog_is_read_in_read_only_transactions(backend: str) -> None:
+    """The URL's own options (a search_path) are kept, and a write through the read-only
+    catalog is refused by the server."""
+    import uuid
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import DBAPIError
+
+    from pitlake.lake.catalog import Catalog, resolve_url
+    from tests.lake.conftest import PG_URL, _with_search_path
+
+    if not PG_URL:
+        pytest.fail("CI=true but PITLAKE_TEST_PG_URL is not set (scripts/test.sh starts one)")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(resolve_url(PG_URL, None))
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    url = _with_search_path(PG_URL, schema)
+    try:
+        with Catalog(url) as writer:
+            writer.start_run("r-1", "nightly", {})
+        with Catalog(url, read_only=True) as reader:
+            assert reader.run("r-1") is not None  # the schema of the URL, not public
+            with pytest.raises(DBAPIError, match="read-only transaction"):
+                reader.start_run("r-2", "nightly", {})
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
