@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -320,8 +321,12 @@ class IngestLog:
     def __enter__(self) -> IngestLog:
         if self.path is None:
             return self
-        import flows  # noqa: F401  (Prefect configures logging on import: wrap its handlers after)
+        importlib.import_module("flows")  # pitlake's Prefect settings before Prefect
+        from prefect.logging.configuration import ensure_logging_setup
 
+        # Prefect's console handler must exist before ours: set up later, Prefect would take
+        # our file handler for the user's own logging and leave the terminal without its own.
+        ensure_logging_setup()
         root = logging.getLogger()
         self._handler = logging.FileHandler(self.path, delay=True, encoding="utf-8")
         self._handler.setLevel(logging.WARNING)

@@ -69,6 +69,9 @@ def test_the_cli_checks_the_lake_before_starting_a_flow(tmp_path: Path) -> None:
 
 
 def test_tracebacks_go_to_the_lake_log_and_the_terminal_keeps_one_line(tmp_path: Path) -> None:
+    from prefect.logging.configuration import ensure_logging_setup
+
+    ensure_logging_setup()  # as the CLI has it: Prefect's handlers first, then the terminal's
     terminal = io.StringIO()
     console = logging.StreamHandler(terminal)
     root = logging.getLogger()
@@ -76,6 +79,8 @@ def test_tracebacks_go_to_the_lake_log_and_the_terminal_keeps_one_line(tmp_path:
     try:
         (tmp_path / "logs").mkdir()
         with cmd.IngestLog(str(tmp_path), "run-1") as run_log:
+            # Prefect's own console handler stays: the terminal still shows its warnings
+            assert any(type(h).__name__ == "PrefectConsoleHandler" for h in root.handlers)
             try:
                 raise KeyError("symbol")
             except KeyError:
