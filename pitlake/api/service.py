@@ -213,10 +213,13 @@ def fault_envelope(
     relative to the lake) in the message and in `meta.fault_path`: a user can act on it."""
     message = FAULT_MESSAGES[fault]
     path = None
-    if isinstance(exc, LakeError) and exc.path:
-        path = _shown_path(str(exc.path), root) if root is not None else str(exc.path)
-        what = "not a pitlake lake" if fault is Fault.NOT_A_LAKE else "unreadable"
-        message = f"{what}: {path}. {message}"
+    if isinstance(exc, LakeError):
+        said = exc.message.rstrip(".")
+        if root is not None:  # paths inside the lake, relative to it
+            said = said.replace(str(root).rstrip("/") + "/", "")
+        message = f"{said}. {message}"
+        if exc.path:
+            path = _shown_path(str(exc.path), root) if root is not None else str(exc.path)
     env = Result(
         status=ResultStatus.UPSTREAM_ERROR,
         message=message,
@@ -265,9 +268,13 @@ class QueryService:
         return self._catalog
 
     def require_lake(self) -> None:
-        """Raise NotALakeError now when the path holds no pitlake catalog (the surfaces check
-        at start-up; without this the first read raises it). Opens nothing for writing."""
-        _ = self.catalog
+        """Raise NotALakeError now when the path holds no pitlake catalog, or (object storage)
+        no catalog URL says where it is (the surfaces check at start-up; without this the first
+        read raises it). Opens nothing for writing."""
+        try:
+            _ = self.catalog
+        except ValueError as e:  # require_catalog_url: an s3:// lake without a catalog URL
+            raise NotALakeError(str(e), path=str(self.root)) from e
 
     def now(self) -> datetime:
         now = self._clock() if self._clock else datetime.now(timezone.utc)
