@@ -253,3 +253,14 @@ def test_a_postgresql_catalog_is_read_in_read_only_transactions(backend: str) ->
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
         admin.dispose()
+
+
+def test_a_catalog_removed_under_a_running_server_is_a_503_per_request(lake_copy: Path) -> None:
+    with TestClient(create_app(lake_copy, clock=lambda: NOW, token="")) as client:
+        assert client.get(f"/v1/quotes?symbol={A}&date=2025-06-05").status_code == 200
+        (lake_copy / "catalog.db").unlink()
+        r = client.get(f"/v1/quotes?symbol={A}&date=2025-06-05")
+        assert r.status_code == 503
+        body = r.json()
+        assert body["meta"]["fault"] == "not_a_lake" and "catalog.db" in body["message"]
+    assert not (lake_copy / "catalog.db").exists()
