@@ -1,6 +1,6 @@
 """Two ingest hosts, one object-store lake: partition writes coordinated through the catalog.
 
-Each "host" is a real OS process (multiprocessing spawn) with its own local lock directory, so
+Each "host" is a real OS process (forked) with its own local lock directory, so
 the local file lock cannot serialise them: only the catalog can. The lake is on moto in server
 mode on 127.0.0.1 (the fixtures of test_s3.py); the catalog is PostgreSQL (an advisory lock per
 partition) or a SQLite file (a lease row with expiry and a fencing token).
@@ -39,7 +39,10 @@ from pitlake.lake.store import LakeStore
 from tests.lake.conftest import IN_CI, INGEST, PG_URL, _with_search_path, bar, write
 from tests.lake.test_s3 import URL, RequestLog, s3, s3_server  # noqa: F401 (fixtures)
 
-SPAWN = mp.get_context("spawn")
+# Forked, not spawned: a spawned host spends seconds importing pandas, pyarrow and Great
+# Expectations again. The parent holds no catalog connection and has no request in flight when
+# it forks (fsspec resets its event loop and instance cache in a forked child).
+FORK = mp.get_context("fork")
 BATCHES = 12  # per writer; each batch touches the 2024 and the 2025 partition
 DEADLINE_S = 120.0  # a bound on waiting for a child, never a pause
 
@@ -104,20 +107,20 @@ class Hosts:
 
     def __init__(self, catalog_url: str, tmp_path: Path) -> None:
         self.catalog_url, self.tmp_path = catalog_url, tmp_path
-        self.go = SPAWN.Event()
+        self.go = FORK.Event()
         self.procs: list[Any] = []
         self.events: list[Any] = []
 
     def start(
         self, host: str, batches: int = BATCHES, pause_in: int | None = None
     ) -> tuple[Any, Any, Any]:
-        paused, resume = SPAWN.Event(), SPAWN.Event()
+        paused, resume = FORK.Event(), FORK.Event()
         lock_dir = str(self.tmp_path / f"locks-{host}")
         args = (host, self.catalog_url, lock_dir, batches, self.go, pause_in, paused, resume)
-        proc = SPAWN.Process(target=_host, args=args, daemon=True)
+        proc = FORK.Process(target=_host, args=args, daemon=True)
         proc.start()
         self.procs.append(proc)
-        self.events += [paused, resume]  # alive until the child has unpickled them
+        self.events += [paused, resume]  # kept for the life of the hosts
         return proc, paused, resume
 
     def join(self, proc: Any) -> int:
@@ -654,16 +657,12 @@ def test_two_ingest_hosts_splitting_the_market_write_what_one_host_would(
     symbols = sorted({s for s, _ in want})
     halves = (tuple(symbols[::2]), tuple(symbols[1::2]))
     Catalog(pg_url).close()
-    # Forked, not spawned: each host would otherwise spend most of its time importing Great
-    # Expectations again (8 s on a quiet 2-core machine). The parent holds no catalog
-    # connection and no request is in flight when it forks.
     import expectations.context  # noqa: F401 (imported once, inherited by both hosts)
     import pitlake.ingest  # noqa: F401
 
-    fork = mp.get_context("fork")
-    go, arrived = fork.Event(), (fork.Event(), fork.Event())
+    go, arrived = FORK.Event(), (FORK.Event(), FORK.Event())
     procs = [
-        fork.Process(
+        FORK.Process(
             target=_ingest_host,
             args=(pg_url, str(tmp_path / f"locks-{i}"), half, go, i, arrived),
             daemon=True,
