@@ -157,16 +157,24 @@ class TokenBucket:
     def _refill(self, now: float) -> None:
         elapsed = max(0.0, now - self._stamp)
         self._tokens = min(self.capacity, self._tokens + elapsed * self.rate_per_sec)
-        self._stamp = now
+        self._stamp = max(self._stamp, now)  # a stamp in the future (empty_until) stands
+
+    def empty_until(self, at: float) -> None:
+        """Bank nothing until `at` (a refusal's hold ends then): one token is ready at `at`,
+        the next one interval later, as if the calls had been paced through the hold."""
+        with self._lock:
+            self._tokens = 0.0
+            self._stamp = max(self._stamp, at - 1.0 / self.rate_per_sec)
 
     def try_acquire(self) -> float:
         """Take a token if one is free (→ 0.0); otherwise the seconds until one will be."""
         with self._lock:
-            self._refill(self._clock())
+            now = self._clock()
+            self._refill(now)
             if self._tokens >= 1.0 - _EPSILON:  # a float refill can land a hair short of 1
                 self._tokens = max(0.0, self._tokens - 1.0)
                 return 0.0
-            return (1.0 - self._tokens) / self.rate_per_sec
+            return max(0.0, self._stamp - now) + (1.0 - self._tokens) / self.rate_per_sec
 
     def acquire(self) -> float:
         """Block until a token is taken; returns the seconds waited."""
@@ -214,6 +222,7 @@ class RateLimiter:
         self._served: dict[str, deque[float]] = {}
         self._held_until: dict[str, float] = {}
         self._hold_set_at: dict[str, float] = {}
+        self._strikes: dict[str, int] = {}  # refusals after waiting a hold out, in a row
         self.refusals = 0  # diagnostics: refusals seen
 
     @classmethod
@@ -258,9 +267,11 @@ class RateLimiter:
         if self.config.unlimited:
             return
         now = self._clock()
+        key = endpoint.lower()
         with self._lock:
-            log = self._served.setdefault(endpoint.lower(), deque(maxlen=SERVED_MEMORY))
+            log = self._served.setdefault(key, deque(maxlen=SERVED_MEMORY))
             log.append(now)
+            self._strikes.pop(key, None)
 
     def now(self) -> float:
         """The limiter's clock (a call's start, for `refused`)."""
@@ -275,15 +286,17 @@ class RateLimiter:
         started: float | None = None,
     ) -> float | None:
         """The vendor refused a call to `endpoint` that started at `started`: the seconds
-        until its window has room, and the endpoint is held that long for every caller.
+        until its window has room. The endpoint is held that long for every caller, and its
+        bucket banks nothing meanwhile (callers released together would be refused together).
 
         `quota` is the vendor's (calls, window seconds) when its refusal names them. When this
         limiter saw at least half that many calls answered within the window, the refusal is
         our own calls bunching: room comes when the oldest of them leaves the window (at least
         one quota slot away). A call that started before the current hold was placed waits
-        the same hold out. A call refused again after waiting one out, with nothing answered
-        in between, means the window is not what we think (a fixed minute, other clients on
-        the token): it waits `fallback`, the classifier's whole window. Otherwise too."""
+        the same hold out. Two calls in a row refused after waiting a hold out, with nothing
+        answered in between, mean the window is not what we think (a fixed minute, other
+        clients on the token): then, as when our calls do not explain it, `fallback` (the
+        classifier's whole window)."""
         if self.config.unlimited or quota is None or fallback is None:
             return fallback
         calls, window = quota
@@ -298,16 +311,18 @@ class RateLimiter:
             until = self._held_until.get(key, now)
             if set_at is not None and started is not None and started < set_at:
                 return max(until - now, slot)  # concurrent with the refusal that set the hold
+            waited_one_out = set_at is not None and started is not None and started >= until
+            strikes = self._strikes.get(key, 0) + (1 if waited_one_out else 0)
             log = self._served.get(key) or deque()
             recent = [t for t in log if t > now - window]
-            answered_since_hold = bool(log) and set_at is not None and log[-1] >= set_at
-            repeated = set_at is not None and now - set_at < window and not answered_since_hold
-            if repeated and started is not None:
-                wait = fallback
-            elif len(recent) * 2 >= calls:
+            if strikes < 2 and len(recent) * 2 >= calls:
                 wait = max(recent[0] + window - now, slot)
             else:
                 wait = fallback
+            self._strikes[key] = strikes
             self._hold_set_at[key] = now
             self._held_until[key] = max(until, now + wait)
+            bucket = self._endpoints.get(key)
+            if bucket is not None:
+                bucket.empty_until(self._held_until[key])
             return wait

@@ -335,13 +335,36 @@ def test_calls_refused_alongside_share_the_hold(clock):
     assert limiter.refused("income", (10, 60.0), 60.0, started=1049.95) == pytest.approx(9.0)
 
 
-def test_refused_again_after_the_hold_with_nothing_answered_waits_the_whole_window(clock):
+def test_refused_twice_after_waiting_holds_out_waits_the_whole_window(clock):
     limiter = limiter_with_answers(clock, [1000 + 5 * i for i in range(10)])
     clock.now = 1050
-    limiter.refused("income", (10, 60.0), 60.0, started=1049.9)
-    clock.now = 1060.5  # waited the hold out, refused again: a fixed minute, or other clients
-    assert limiter.refused("income", (10, 60.0), 60.0, started=1060.2) == 60.0
-    assert limiter.acquire("income") == pytest.approx(60.0)
+    limiter.refused("income", (10, 60.0), 60.0, started=1049.9)  # held until 1060
+    clock.now = 1060.5  # waited it out, refused again: estimate once more (one strike)
+    assert limiter.refused("income", (10, 60.0), 60.0, started=1060.2) == pytest.approx(6.0)
+    clock.now = 1067  # and again, nothing answered: a fixed minute, or other clients
+    assert limiter.refused("income", (10, 60.0), 60.0, started=1066.6) == 60.0
+    clock.now = 1068
+    limiter.served("income")  # an answer clears the strikes
+    clock.now = 1130
+    limiter.refused("income", (10, 60.0), 60.0, started=1129)
+    assert limiter._strikes["income"] == 1  # one strike: it waited the 60-s hold out
+
+
+def test_a_hold_banks_no_tokens_so_callers_are_not_released_together(clock):
+    limiter = RateLimiter(
+        RateConfig(per_min=100_000, burst=10, endpoints={"income": 200}, margin=0.05),
+        clock=clock,
+        sleep=clock.sleep,
+    )
+    for i in range(10):
+        clock.now = 1000 + 5 * i
+        limiter.served("income")
+    clock.now = 1050
+    assert limiter.refused("income", (10, 60.0), 60.0, started=1049.9) == pytest.approx(10.0)
+    clock.now = 1050.1
+    waits = [limiter.acquire("income") for _ in range(3)]
+    assert sum(waits[:1]) == pytest.approx(9.9)  # the first goes when the hold ends
+    assert waits[1:] == [pytest.approx(60 / 190)] * 2  # the rest paced, not a banked rush
 
 
 def test_a_refusal_our_calls_do_not_explain_keeps_the_classifiers_wait(clock):
