@@ -332,7 +332,10 @@ def drifted(checks: Iterable[VendorCheck]) -> bool:
 
 
 def unreachable(checks: Iterable[VendorCheck]) -> bool:
-    return any(c.state == UNREACHABLE for c in checks)
+    """A vendor, or one of its hosts (East Money blocked, Sina up), could not be reached."""
+    return any(
+        c.state == UNREACHABLE or any(p.status == UNREACHABLE for p in c.probes) for c in checks
+    )
 
 
 def canary_adapters(

@@ -171,3 +171,14 @@ def test_drift_is_named_and_exits_3(mutate, field: str, text: str) -> None:
     assert daily["status"] == "drift"
     assert daily[field].startswith("drift") and text in daily[field]
     assert json.loads(result.output)["drift"] is True
+
+
+def test_one_unreachable_endpoint_among_answering_ones_exits_5() -> None:
+    replay = served_tushare()
+    replay.routes = [r for r in replay.routes if "daily_basic" not in r.pattern.pattern]
+    replay.add(url_of("daily_basic"), error="connection")
+    with replay.active():
+        result = check("--vendors", "tushare", "--date", "2025-06-03", "--json")
+    assert result.exit_code == EXIT_UNREACHABLE
+    got = probes(result)
+    assert got["daily_basic"]["status"] == "unreachable" and got["daily"]["status"] == "ok"
