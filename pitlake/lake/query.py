@@ -603,11 +603,12 @@ class Lake:
         position = {d: i for i, d in enumerate(sessions if sessions is not None else dates)}
         reasons: dict[tuple[Any, ...], tuple[ResultStatus, str]] = {}
         runs: list[Gap] = []
-        run: list[Any] = []  # scope, first, last, last position, key, entry, count
+        run: list[Any] = []  # scope, first, last, last position, key, count
 
         def close() -> None:
-            scope, first, last, _, key, entry, count = run
+            scope, first, last, _, key, count = run
             status, reason = reasons[key]
+            entry = ledger.lookup(last, scope)
             if key[0] == "floor":
                 when = f"{first}" if first == last else f"{first}…{last}"
                 reason = (
@@ -617,33 +618,29 @@ class Lake:
             runs.append(Gap(scope, first, status, reason, entry, last, count))
 
         for scope, d in missing:
-            entry = ledger.lookup(d, scope)
             if d in not_public:
                 key: tuple[Any, ...] = ("floor",)
                 reasons[key] = (ResultStatus.NOT_READY, "")
             elif (scope, d) in hidden_pairs:
                 key = ("hidden",)
                 reasons[key] = (ResultStatus.NOT_READY, "stored, but public only after the as-of")
-            elif entry is None:
-                key = ("never",)
-                reasons[key] = (ResultStatus.UNKNOWN, "never fetched")
             else:
-                key = (
-                    entry.status,
-                    entry.symbol == WHOLE_MARKET,
-                    scope == WHOLE_MARKET,
-                    entry.message,
-                )
-                if key not in reasons:
-                    gap = self._ledger_gap(scope, d, entry)
-                    reasons[key] = (gap.status, gap.reason)
+                found = ledger.status_key(d, scope)
+                if found is None:
+                    key = ("never",)
+                    reasons[key] = (ResultStatus.UNKNOWN, "never fetched")
+                else:
+                    key = (*found, scope == WHOLE_MARKET)
+                    if key not in reasons:
+                        gap = self._ledger_gap(scope, d, ledger.lookup(d, scope))
+                        reasons[key] = (gap.status, gap.reason)
             pos = position[d]
             if run and run[0] == scope and run[4] == key and run[3] == pos - 1:
-                run[2], run[3], run[5], run[6] = d, pos, entry, run[6] + 1
+                run[2], run[3], run[5] = d, pos, run[5] + 1
                 continue
             if run:
                 close()
-            run = [scope, d, d, pos, key, entry, 1]
+            run = [scope, d, d, pos, key, 1]
         close()
         return runs
 

@@ -106,37 +106,90 @@ def most_pressing(entries: Iterable[LedgerEntry]) -> LedgerEntry:
     return min(entries, key=lambda e: _rank(status_of_entry(e)))
 
 
+# A ledger row as read_ledger fetches it: (date_key, symbol, status, row_count, vendor, message,
+# run_id, recorded_at, trace JSON text); turned into a LedgerEntry only when an answer uses it.
+LedgerRow = tuple[Any, ...]
+
+
 class LedgerView:
     """One dataset's ledger entries, looked up by (date, symbol) falling back to '*'.
 
     A whole-market scope on a date without a whole-market entry is answered by that date's
-    symbol-scoped entries (the most pressing first); `scoped_symbols` names them."""
+    symbol-scoped entries (the most pressing first); `scoped_symbols` names them. Built from
+    `LedgerEntry`s, or from `read_ledger`'s rows, which become entries only when looked up
+    (`status_key` reads a row's status without building one)."""
 
-    def __init__(
-        self, entries: Iterable[LedgerEntry], raw_traces: dict[tuple[date, str], str] | None = None
-    ) -> None:
-        self.entries = list(entries)
-        self._raw_traces = raw_traces or {}
-        self._by_key = {(e.date_key, e.symbol): e for e in self.entries}
-        self._scoped: dict[date, list[LedgerEntry]] = {}
-        for e in self.entries:
-            if e.symbol != WHOLE_MARKET:
-                self._scoped.setdefault(e.date_key, []).append(e)
+    def __init__(self, entries: Iterable[LedgerEntry | LedgerRow], dataset: str = "") -> None:
+        self._dataset = dataset
+        self._by_key: dict[tuple[date, str], LedgerEntry | LedgerRow] = {}
+        self._scoped: dict[date, list[str]] = {}
+        for e in entries:
+            key = (e.date_key, e.symbol) if isinstance(e, LedgerEntry) else (e[0], e[1])
+            self._by_key[key] = e
+            if key[1] != WHOLE_MARKET:
+                self._scoped.setdefault(key[0], []).append(key[1])
+        self._dates = {k[0] for k in self._by_key}
+        self._entries: list[LedgerEntry] | None = None
+        self._traces: dict[tuple[date, str], str] = {}  # JSON text, by read_ledger
 
-    def lookup(self, d: date, symbol: str) -> LedgerEntry | None:
+    def _entry(self, value: LedgerEntry | LedgerRow | None) -> LedgerEntry | None:
+        if value is None or isinstance(value, LedgerEntry):
+            return value
+        d, sym, status, n, vendor, message, run_id, at, _ = value
+        entry = LedgerEntry(
+            dataset=self._dataset,
+            date_key=d,
+            symbol=sym,
+            status=LedgerStatus(status),
+            rows=int(n),
+            vendor=vendor,
+            trace=[],
+            message=message or "",
+            run_id=run_id,
+            recorded_at=at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at,
+        )
+        self._by_key[(d, sym)] = entry
+        return entry
+
+    @property
+    def entries(self) -> list[LedgerEntry]:
+        """Every entry, by date then symbol."""
+        if self._entries is None:
+            self._entries = [self._entry(v) for v in list(self._by_key.values())]  # type: ignore[misc]
+        return self._entries
+
+    def _scoped_entries(self, d: date) -> list[LedgerEntry]:
+        return [self._entry(self._by_key[(d, s)]) for s in self._scoped[d]]  # type: ignore[misc]
+
+    def _raw(self, d: date, symbol: str) -> LedgerEntry | LedgerRow | None:
         if symbol == WHOLE_MARKET:
             found = self._by_key.get((d, WHOLE_MARKET))
             if found is None and d in self._scoped:
-                return most_pressing(self._scoped[d])
+                return most_pressing(self._scoped_entries(d))
             return found
         return self._by_key.get((d, symbol)) or self._by_key.get((d, WHOLE_MARKET))
 
+    def lookup(self, d: date, symbol: str) -> LedgerEntry | None:
+        return self._entry(self._raw(d, symbol))
+
+    def status_key(self, d: date, symbol: str) -> tuple[str, str, str] | None:
+        """(status, the entry's symbol, its message) of the entry answering for `symbol` on
+        d, without building the entry: what a run of gaps is grouped by."""
+        if d not in self._dates:  # the usual never-fetched stretch: one set look-up
+            return None
+        v = self._raw(d, symbol)
+        if v is None:
+            return None
+        if isinstance(v, LedgerEntry):
+            return (v.status.value, v.symbol, v.message)
+        return (v[2], v[1], v[5] or "")
+
     def traced(self, entry: LedgerEntry) -> LedgerEntry:
         """The entry with its vendor trace (decoded only for the entries an answer shows)."""
-        raw = self._raw_traces.get((entry.date_key, entry.symbol))
-        if raw is None or entry.trace:
+        text = self._traces.get((entry.date_key, entry.symbol))
+        if entry.trace or not text:
             return entry
-        return dataclasses.replace(entry, trace=list(json.loads(raw) or []))
+        return dataclasses.replace(entry, trace=list(json.loads(text) or []))
 
     def for_symbol(self, symbol: str) -> list[LedgerEntry]:
         return [e for e in self.entries if e.symbol in (symbol, WHOLE_MARKET)]
@@ -147,10 +200,10 @@ class LedgerView:
         days = self._scoped.keys() if dates is None else dates
         return sorted(
             {
-                e.symbol
+                s
                 for d in days
                 if (d, WHOLE_MARKET) not in self._by_key
-                for e in self._scoped.get(d, ())
+                for s in self._scoped.get(d, ())
             }
         )
 
@@ -159,9 +212,10 @@ def read_ledger(
     catalog: Catalog, dataset: str, start: date, end: date, symbols: list[str] | None
 ) -> LedgerView:
     """A dataset's ledger over [start, end] for a gap analysis: one query fetched at once,
-    the vendor traces left as JSON text until an answer shows them. A five-year range holds
-    ~1,200 entries per scope; decoding each row and its trace was most of the read of a symbol
-    with no rows (issue 13 item 11). `symbols` None: every symbol (a whole-market question)."""
+    each row a LedgerEntry only when looked up, its vendor trace JSON text until an answer
+    shows it. A five-year range holds ~1,200 entries per scope; building and decoding each
+    was most of the read of a symbol with no rows (issue 13 item 11). `symbols` None: every
+    symbol (a whole-market question)."""
     t = ledger_table.c
     stmt = select(
         t.date_key,
@@ -177,27 +231,10 @@ def read_ledger(
     if symbols is not None:
         stmt = stmt.where(t.symbol.in_(symbols))
     with catalog.engine.connect() as conn:
-        rows = conn.execute(stmt.order_by(t.date_key, t.symbol)).all()
-    entries, traces = [], {}
-    statuses = {s.value: s for s in LedgerStatus}
-    for d, sym, status, n, vendor, message, run_id, at, trace in rows:
-        entries.append(
-            LedgerEntry(
-                dataset=dataset,
-                date_key=d,
-                symbol=sym,
-                status=statuses[status],
-                rows=int(n),
-                vendor=vendor,
-                trace=[],
-                message=message or "",
-                run_id=run_id,
-                recorded_at=at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at,
-            )
-        )
-        if trace and trace != "[]":
-            traces[(d, sym)] = trace
-    return LedgerView(entries, traces)
+        rows = [tuple(r) for r in conn.execute(stmt.order_by(t.date_key, t.symbol)).all()]
+    view = LedgerView(rows, dataset)
+    view._traces = {(r[0], r[1]): r[8] for r in rows if r[8] and r[8] != "[]"}
+    return view
 
 
 def whole_market_scopes(ledger: LedgerView) -> list[str]:
