@@ -484,38 +484,67 @@ class Lake:
         lo: date,
         hi: date,
         ask: Ask,
-    ) -> pa.Table:
+    ) -> tuple[pa.Table, set[tuple[str, date]] | None]:
+        """The newest visible version per key, and (for a symbol-bounded read) the (symbol,
+        date) pairs whose stored rows the cutoff hides, from the same scan; None: not known
+        (ask `_hidden_pairs`)."""
         date_col = schema.date_column
         assert date_col is not None
         p = Params()
         where = [f"{col(date_col)} BETWEEN {p.add(lo)} AND {p.add(hi)}"]
-        where += visible(p, ask.cutoff, ask.as_ingested)
         if symbols:
             where.append(f"{col('symbol')} IN {p.in_list(symbols)}")
         files = self.store.files(schema.name, _years(lo, hi))
         if symbols and len(symbols) * ((hi - lo).days + 1) <= SMALL_READ_CELLS and files:
+            seen = " AND ".join(visible(p, ask.cutoff, ask.as_ingested))
             return self._read_latest_small(
-                schema, files, where, p, point=len(symbols) <= POINT_READ_SYMBOLS
+                schema, files, where, seen, p, point=len(symbols) <= POINT_READ_SYMBOLS
             )
+        where += visible(p, ask.cutoff, ask.as_ingested)
         table = self._reader.latest_versions(schema, files, where, p)
         if table is None or table.num_rows == 0:
-            return _empty_table(schema)
-        return table
+            return _empty_table(schema), (set() if not files else None)
+        return table, None
 
     def _read_latest_small(
-        self, schema: DatasetSchema, files: list[Any], where: list[str], p: Params, *, point: bool
-    ) -> pa.Table:
+        self,
+        schema: DatasetSchema,
+        files: list[Any],
+        where: list[str],
+        seen: str,
+        p: Params,
+        *,
+        point: bool,
+    ) -> tuple[pa.Table, set[tuple[str, date]]]:
         """The same rows as `DuckReader.latest_versions` for a read bounded by symbols × days
         (one symbol's year, say): a plain filtered scan in key order, and the newest version
         per key kept by comparing neighbours, which skips the GROUP BY over row structs and
         the pandas round trip (together about a third of a one-year read). Ties on known_at
-        go to the later ingestion."""
+        go to the later ingestion. The scan also returns the rows `seen` (the visibility
+        condition) rejects, as the (symbol, date) pairs they hide: no second query for them."""
+        date_col = schema.date_column
+        assert date_col is not None
         order = ", ".join(col(c) for c in [*schema.key, "known_at", "ingested_at"])
         sql = (
-            f"SELECT * FROM {self._reader.source(files, p)} "
+            f"SELECT *, ({seen}) AS __visible FROM {self._reader.source(files, p)} "
             f"WHERE {' AND '.join(where)} ORDER BY {order}"
         )
-        table = self._reader.table(sql, p, point=point)
+        scanned = self._reader.table(sql, p, point=point)
+        shown = scanned.column("__visible")
+        hidden_rows = scanned.filter(pc.invert(shown))
+        hidden_pairs = set(
+            zip(
+                hidden_rows.column("symbol").to_pylist(),
+                hidden_rows.column(date_col).to_pylist(),
+                strict=True,
+            )
+        )
+        table = scanned.filter(shown).drop_columns(["__visible"])
+        return self._newest_per_key(schema, table), hidden_pairs
+
+    @staticmethod
+    def _newest_per_key(schema: DatasetSchema, table: pa.Table) -> pa.Table:
+        """Rows sorted by key then version: the last version of each key."""
         if table.num_rows < 2:
             return table if table.num_rows else _empty_table(schema)
         same_as_next = None
@@ -589,6 +618,7 @@ class Lake:
         ledger: LedgerView,
         ask: Ask,
         sessions: Sequence[date] | None = None,
+        hidden_pairs: set[tuple[str, date]] | None = None,
     ) -> list[Gap]:
         """Why each missing (scope, session) has no rows, as runs: consecutive sessions of one
         scope missing for the same reason make one Gap (first…last, how many). `missing` is
@@ -598,7 +628,8 @@ class Lake:
         if not missing:
             return []
         dates = [d for _, d in missing]
-        hidden_pairs = self._hidden_pairs(schema, symbols, min(dates), max(dates), ask)
+        if hidden_pairs is None:
+            hidden_pairs = self._hidden_pairs(schema, symbols, min(dates), max(dates), ask)
         not_public = self._not_public(schema, dates, ask)
         position = {d: i for i, d in enumerate(sessions if sessions is not None else dates)}
         reasons: dict[tuple[Any, ...], tuple[ResultStatus, str]] = {}
@@ -687,10 +718,10 @@ class Lake:
         date_col = schema.date_column
         assert date_col is not None
         scopes = symbols or [WHOLE_MARKET]
-        table = (
+        table, hidden_pairs = (
             self._read_latest(schema, symbols, win.lo, win.hi, ask)
             if win.sessions
-            else _empty_table(schema)
+            else (_empty_table(schema), None)
         )
         dates = table.column(date_col).to_pylist()
         if symbols:
@@ -700,7 +731,7 @@ class Lake:
         missing = [(s, d) for s in scopes for d in win.sessions if (s, d) not in present]
         first = min([d for _, d in missing] + [win.target])
         ledger = read_ledger(self.catalog, dataset, first, win.target, ledger_scopes(scopes))
-        gaps = self._gaps(schema, symbols, missing, ledger, ask, win.sessions)
+        gaps = self._gaps(schema, symbols, missing, ledger, ask, win.sessions, hidden_pairs)
         # The effective session: the latest one fetched (rows, or a successful empty fetch),
         # at or before the range's end — wherever the range starts (status.py).
         fetched = fetched_sessions(win.sessions, len(scopes), gaps)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas as pd
 import pytest
 
 import pitlake.pit as pit
@@ -19,7 +20,7 @@ from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
 from schemas import get as get_schema
-from tests.lake.conftest import INGEST, bar, write
+from tests.lake.conftest import INGEST, bar, bj, canonical, write
 
 A, B = "600519.SH", "000001.SZ"
 # XSHG sessions after the Dragon Boat holiday
@@ -224,3 +225,27 @@ def test_a_corrupt_parquet_file_raises_a_named_lake_error(
     assert not isinstance(err, duckdb.Error)
     assert err.path == str(part) and str(part) in str(err)
     assert "\n" not in str(err)
+
+
+def test_a_stored_row_the_cutoff_hides_is_not_ready_not_a_ledger_status(
+    store: LakeStore, sqlite_catalog: Catalog, lake: Lake
+) -> None:
+    """The read itself reports the rows the cutoff hides (stored, dated later by the vendor,
+    or ingested after `as_ingested`): their sessions are NOT_READY, never the ledger's OK read
+    as "absent from a successful fetch"."""
+    write(store, "quotes", [bar(A, S[0], 10.0)])
+    late = canonical("quotes", [bar(A, S[1], 11.0)])
+    late["known_at"] = pd.Timestamp(bj(S[3], "09:00")).tz_convert("UTC")
+    late["known_at_basis"] = "published"
+    write(store, "quotes", late, ingested_at=bj(S[3], "10:00"))
+    for d in S[:2]:
+        sqlite_catalog.record_ledger("quotes", d, "OK", rows=1, at=INGEST)
+    r = lake.quotes(A, start=S[0], end=S[1], as_of=S[2])
+    assert r.status is ResultStatus.NOT_READY and [d["trade_date"] for d in r.data] == [S[0]]
+    [gap] = r.meta["gaps"]
+    assert gap["date"] == S[1] and "public only after the as-of" in gap["reason"]
+    assert r.effective_trade_date == S[0] and r.date_status is DateStatus.STALE
+    seen = lake.quotes(A, start=S[0], end=S[1], as_of=S[3])
+    assert seen.status is ResultStatus.OK and len(seen.data) == 2
+    before_ingest = lake.quotes(A, start=S[0], end=S[1], as_of=S[3], as_ingested=bj(S[3], "09:30"))
+    assert before_ingest.status is ResultStatus.NOT_READY
