@@ -557,7 +557,11 @@ def _rows_about(frame: pd.DataFrame, symbol: str) -> int:
     if "symbol" in frame.columns:
         return int((frame["symbol"] == symbol).sum())
     if "symbols" in frame.columns:
-        return sum(1 for cell in frame["symbols"] if cell is not None and symbol in list(cell))
+        return sum(
+            1
+            for cell in frame["symbols"]
+            if hasattr(cell, "__iter__") and not isinstance(cell, str) and symbol in list(cell)
+        )
     return len(frame)
 
 
