@@ -740,7 +740,7 @@ class Lake:
         else:
             before = win.target if win.after_cutoff else win.lo - timedelta(days=1)
             effective = self._fetched_before(schema, symbols, scopes, before, ask)
-        target_gaps = [g for g in gaps if g.date_key == win.target]
+        target_gaps = [g for g in gaps if g.date_key and g.date_key <= win.target <= g.until]  # type: ignore[operator]
         meta: dict[str, Any] = {}
         if adjust != "none" and symbols:
             adjusted, adjust_gaps, meta["adjust"] = self._adjusted(

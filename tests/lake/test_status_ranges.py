@@ -91,6 +91,7 @@ def test_stale_only_when_the_latest_session_failed_and_then_the_last_fetched_one
         assert r.status is ResultStatus.UPSTREAM_ERROR
         assert r.effective_trade_date == S[3] and r.date_status is DateStatus.STALE
         assert "UPSTREAM_ERROR" in r.message and "vendor 502" in r.message
+        assert f"dragon_tiger for {S[-1]} are not available (UPSTREAM_ERROR)" in r.message
 
 
 # ---------------------------------------------------------------- item 3: symbol-scoped fetches
