@@ -651,6 +651,8 @@ class QueryService:
         status = combine(statuses, any(s["data"] for s in sections))
         if not sessions:
             date_status = DateStatus.NOT_APPLICABLE
+        elif aligned and common is not None and common < target.isoformat():
+            date_status = DateStatus.STALE  # every section fell back to one older session
         elif aligned:
             date_status = (
                 DateStatus.CURRENT if requested == target else DateStatus.LATEST_TRADING_DAY

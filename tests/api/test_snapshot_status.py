@@ -88,7 +88,11 @@ def test_a_failed_session_misaligns_and_reports_the_failure(client: TestClient) 
     body = snapshot(
         client, symbol=A, datasets="quotes,dragon_tiger", date="2025-06-09", as_of="2025-06-12"
     )
-    assert body["status"] == "UPSTREAM_ERROR" and body["meta"]["aligned"] is False
+    # quotes failed on 06-09 and dragon_tiger was never fetched then: each answers its last
+    # fetched session, 06-06 for both (issue 13 item 2), so they align there — as STALE.
+    assert body["status"] == "UPSTREAM_ERROR" and body["meta"]["aligned"] is True
+    assert body["effective_trade_date"] == "2025-06-06" and body["date_status"] == "STALE"
+    assert sections(body)["dragon_tiger"]["date_status"] == "STALE"
     quotes = sections(body)["quotes"]
     assert quotes["status"] == "UPSTREAM_ERROR" and quotes["effective_trade_date"] == "2025-06-06"
     assert [d["trade_date"] for d in quotes["data"]] == ["2025-06-06"]  # flagged fallback
