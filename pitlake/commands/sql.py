@@ -40,7 +40,7 @@ SQL_HELP = (
 
 
 def sql(
-    query: Annotated[str, typer.Argument(help="One SQL statement, e.g. SELECT * FROM quotes")],
+    query: Annotated[str, typer.Argument(help="One SQL statement (- reads it from stdin)")],
     as_of: Annotated[
         str | None,
         typer.Option("--as-of", help="Cutoff: YYYY-MM-DD (end of that Beijing day) or ISO-8601."),
@@ -55,6 +55,8 @@ def sql(
         str | None, typer.Option("--lake", help="Lake directory (default: $PITLAKE_HOME, ./lake).")
     ] = None,
 ) -> None:
+    if query == "-":  # the statement on stdin (a file: `pitlake sql - < query.sql`)
+        query = sys.stdin.read()
     fmt = fmt.strip().lower()
     if fmt not in SQL_FORMATS:
         typer.echo(f"--format must be one of {', '.join(SQL_FORMATS)}", err=True)

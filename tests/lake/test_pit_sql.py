@@ -222,3 +222,13 @@ def test_qfq_views_plan_an_asof_join_not_a_nested_loop(planted: Lake) -> None:  
     finally:
         con.close()
     assert "ASOF" in plan.upper() and "NESTED_LOOP" not in plan.upper().replace(" ", "_")
+
+
+def test_cli_reads_the_statement_from_stdin(planted: Lake) -> None:  # noqa: F811
+    from typer.testing import CliRunner
+
+    from pitlake.cli import app
+
+    args = ["sql", "-", "--lake", str(planted.root), "--as-of", CUTOFF, "--format", "csv"]
+    r = CliRunner().invoke(app, args, input="-- a comment first\nSELECT count(*) AS n FROM quotes")
+    assert r.exit_code == 0 and r.output.splitlines() == ['"n"', "2"]
