@@ -13,6 +13,7 @@ import contextvars
 import logging
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -371,6 +372,10 @@ class TushareAdapter(Adapter):
         self.news_sources = tuple(news_sources)
         # calls of one stage in flight at once (the client's own bound still applies)
         self.max_parallel = max_parallel or max_in_flight(VENDOR)
+        # statement rows normalised during a fetch's calls, by id of its raws list, until its
+        # transform (one adapter serves concurrent fetches)
+        self._batches: dict[int, tuple[list[RawResponse], StatementBatches]] = {}
+        self._batches_lock = threading.Lock()
 
     # ------------------------------------------------------------ step 1: queries
 
@@ -516,11 +521,13 @@ class TushareAdapter(Adapter):
         raws: list[RawResponse] = []
         denied: list[_Denied] = []
         answered: set[str] = set()  # endpoints that answered (rows or none)
+        batches = StatementBatches(STATEMENT_BATCH) if req.dataset == "financials" else None
         queries = self.build_queries(req)
         only_call = len(queries) == 1
         while queries:
             stage: list[RawResponse] = []
-            for q, r in zip(queries, self._stage(queries, fetched_at, only_call), strict=True):
+            answers = self._stage(queries, fetched_at, only_call, batches)
+            for q, r in zip(queries, answers, strict=True):
                 if isinstance(r, _Denied):
                     denied.append(r)
                     continue
@@ -532,6 +539,9 @@ class TushareAdapter(Adapter):
             only_call = False
         if denied:
             self._judge_denials(req, denied, answered)
+        if batches is not None:
+            with self._batches_lock:
+                self._batches[id(raws)] = (raws, batches)
         return raws
 
     def _judge_denials(self, req: FetchRequest, denied: list[_Denied], answered: set[str]) -> None:
@@ -554,7 +564,11 @@ class TushareAdapter(Adapter):
             )
 
     def _stage(
-        self, queries: list[VendorQuery], fetched_at: datetime, only_call: bool
+        self,
+        queries: list[VendorQuery],
+        fetched_at: datetime,
+        only_call: bool,
+        batches: StatementBatches | None = None,
     ) -> list[RawResponse | _Denied | None]:
         """One stage's calls, concurrently: a reporting night asks for hundreds of statements
         and 150 ms each in a row would be the bottleneck, not the quota. The client's token
@@ -562,16 +576,22 @@ class TushareAdapter(Adapter):
         failure (in that order) fails the fetch as before."""
         workers = min(self.max_parallel, len(queries))
         if workers <= 1:
-            return [self._call(q, fetched_at, only_call) for q in queries]
+            return [self._call(q, fetched_at, only_call, batches) for q in queries]
         with ThreadPoolExecutor(workers, thread_name_prefix="tushare") as pool:
             futures = [
-                pool.submit(contextvars.copy_context().run, self._call, q, fetched_at, only_call)
+                pool.submit(
+                    contextvars.copy_context().run, self._call, q, fetched_at, only_call, batches
+                )
                 for q in queries
             ]
             return [f.result() for f in futures]
 
     def _call(
-        self, query: VendorQuery, fetched_at: datetime, only_call: bool = False
+        self,
+        query: VendorQuery,
+        fetched_at: datetime,
+        only_call: bool = False,
+        batches: StatementBatches | None = None,
     ) -> RawResponse | _Denied | None:
         try:
             frame = self.extract(query)
@@ -584,7 +604,10 @@ class TushareAdapter(Adapter):
                 raise
             # e.g. top_inst needs 5000 points, major_news its own right: `collect` judges.
             return _Denied(query, exc)
-        return RawResponse(self.vendor, query, frame, fetched_at)
+        raw = RawResponse(self.vendor, query, frame, fetched_at)
+        if batches is not None:
+            batches.add(raw)  # normalised now, while later calls wait for the quota
+        return raw
 
     def follow_up(self, req: FetchRequest, stage: list[RawResponse]) -> list[VendorQuery]:
         """Calls that depend on the answers just received."""
@@ -600,9 +623,12 @@ class TushareAdapter(Adapter):
     def transform(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
         if req.dataset in DAILY_SPECS:
             frame = self._daily_rows(req.dataset, raws)
+        elif req.dataset == "financials":
+            with self._batches_lock:
+                held, batches = self._batches.pop(id(raws), (None, None))
+            frame = _financial_rows(req, raws, batches if held is raws else None)
         else:
             frame = {
-                "financials": _financial_rows,
                 "news": _news_rows,
                 "dragon_tiger": _dragon_tiger_rows,
                 "calendar": _calendar_rows,
@@ -649,31 +675,102 @@ class TushareAdapter(Adapter):
 # ---------------------------------------------------------------- financials
 
 
-def _financial_rows(req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
+def _statement_key(r: RawResponse) -> tuple[Any, ...] | None:
+    """The batch an answer is normalised in: statement, endpoint, columns and dtypes."""
+    if r.query.endpoint not in STATEMENT_ENDPOINTS.values() or r.frame.empty:
+        return None
+    shape = tuple(zip(r.frame.columns, map(str, r.frame.dtypes), strict=True))
+    return (r.query.tag, r.query.endpoint, shape)
+
+
+def _normalised(batch: list[RawResponse], key: tuple[Any, ...]) -> pd.DataFrame:
+    """One batch's canonical rows, each tagged with the id of the answer it came from."""
+    statement, endpoint, _shape = key
+    frames = [r.frame for r in batch]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0:
+        frame = frame.reset_index(drop=True)  # row labels are positions, for the answer ids
+    rows = _statement_rows(frame, statement, endpoint)
+    if rows.empty:
+        return rows
+    ids = np.repeat([id(r) for r in batch], [len(f) for f in frames])
+    return rows.assign(_answer=ids[rows.index.to_numpy()])
+
+
+class StatementBatches:
+    """Statement answers normalised in batches of `size` while the paced calls go on, so a
+    reporting night's transform does not all wait for the last call (benchmarks/README.md,
+    Nightly). The rows are the same as one batch per group would give (same grouping by
+    columns and dtypes), assembled in the same order; a batch that fails is left to the
+    transform, which raises as it would have. Thread-safe."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[Any, ...], list[RawResponse]] = {}
+        self._done: list[pd.DataFrame] = []
+        self._covered: set[int] = set()
+
+    def add(self, raw: RawResponse) -> None:
+        key = _statement_key(raw)
+        if key is None:
+            return
+        with self._lock:
+            pending = self._pending.setdefault(key, [])
+            pending.append(raw)
+            if len(pending) < self.size:
+                return
+            batch, self._pending[key] = pending, []
+        try:
+            rows = _normalised(batch, key)
+        except Exception:  # garbage: the transform meets it again and says so
+            return
+        with self._lock:
+            self._done.append(rows)
+            self._covered.update(id(r) for r in batch)
+
+    def taken(self) -> tuple[list[pd.DataFrame], set[int]]:
+        with self._lock:
+            return list(self._done), set(self._covered)
+
+
+STATEMENT_BATCH = 64  # answers per early batch (a reporting night brings ~240 per endpoint)
+
+
+def _financial_rows(
+    req: FetchRequest, raws: list[RawResponse], batches: StatementBatches | None = None
+) -> pd.DataFrame:
     """Answers of one statement endpoint with the same columns and dtypes are normalised
     together: a reporting night brings hundreds of small answers, and per-answer pandas
     overhead was most of the fetch's CPU (723 answers, 58k rows: see benchmarks/README.md).
     Dtypes are part of the group so concatenation never turns an int field into a float one
-    (the `extra` text, and so the stored version, must not depend on the batch)."""
-    groups: dict[tuple[Any, ...], list[pd.DataFrame]] = {}
-    for r in raws:
-        if r.query.endpoint in STATEMENT_ENDPOINTS.values() and not r.frame.empty:
-            shape = tuple(zip(r.frame.columns, map(str, r.frame.dtypes), strict=True))
-            key = (r.query.tag, r.query.endpoint, shape)
-            groups.setdefault(key, []).append(r.frame)
-    parts = [
-        _statement_rows(
-            frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True),
-            statement,
-            endpoint,
-        )
-        for (statement, endpoint, _shape), frames in groups.items()
-    ]
+    (the `extra` text, and so the stored version, must not depend on the batch). `batches`
+    holds answers already normalised during the calls; rows come out in the order of one
+    batch per group either way (groups by first answer, then answer order)."""
+    done, covered = batches.taken() if batches is not None else ([], set())
+    groups: dict[tuple[Any, ...], list[RawResponse]] = {}
+    order: dict[int, tuple[int, int]] = {}  # answer id → (its group's rank, its position)
+    for pos, r in enumerate(raws):
+        key = _statement_key(r)
+        if key is None:
+            continue
+        rank = list(groups).index(key) if key in groups else len(groups)
+        groups.setdefault(key, [])
+        order[id(r)] = (rank, pos)
+        if id(r) not in covered:
+            groups[key].append(r)
+    parts = [*done, *(_normalised(batch, key) for key, batch in groups.items() if batch)]
     columns = get_schema("financials").columns
     parts = [p for p in parts if not p.empty]
     if not parts:
         return pd.DataFrame(columns=columns)
-    return mark_undated_revisions(pd.concat(parts, ignore_index=True)).reindex(columns=columns)
+    rows = pd.concat(parts, ignore_index=True)
+    if done:  # back into one-batch-per-group order (a stable sort keeps rows in answer order)
+        place = rows["_answer"].map(order)
+        rows = rows.iloc[np.lexsort((place.map(lambda p: p[1]), place.map(lambda p: p[0])))]
+        rows = rows.reset_index(drop=True)
+    rows = rows.drop(columns="_answer")
+    return mark_undated_revisions(rows).reindex(columns=columns)
 
 
 def _statement_rows(frame: pd.DataFrame, statement: str, endpoint: str) -> pd.DataFrame:

@@ -806,3 +806,48 @@ def test_statement_calls_of_one_stage_run_concurrently_in_order() -> None:
     parallel = _Adapter(slow, max_parallel=4).fetch(req, FETCHED).frame
     assert slow.peak > 1
     pd.testing.assert_frame_equal(serial, parallel)
+
+
+# ---------------------------------------------------------------- statements normalised early
+
+
+def _sim_financials(monkeypatch, batch: int, corrupt: str | None = None):
+    """A reporting night's financials from the simulator (threads: answers arrive in any
+    order), normalised in early batches of `batch` answers."""
+    from benchmarks.simvendor import SimClient, SimMarket
+
+    monkeypatch.setattr(tushare, "STATEMENT_BATCH", batch)
+    sim = SimClient(SimMarket(n_symbols=400))
+
+    class Corrupting:
+        vendor = "tushare"
+
+        def call(self, endpoint, **params):
+            frame = sim.call(endpoint, **params)
+            if corrupt and endpoint == "income" and params.get("ts_code") == corrupt:
+                frame = frame.copy()
+                frame.loc[frame.index[0], "end_date"] = "20250415"
+            return frame
+
+    adapter = TushareAdapter(Corrupting(), max_parallel=4)
+    return adapter.fetch(FetchRequest("financials", trade_date=date(2025, 4, 28)), FETCHED)
+
+
+def test_statements_normalised_during_the_calls_give_the_same_rows_in_the_same_order(
+    monkeypatch,
+) -> None:
+    whole = _sim_financials(monkeypatch, batch=10**6).frame  # one batch per group, at the end
+    early = _sim_financials(monkeypatch, batch=3).frame
+    assert len(whole) > 1000 and whole["symbol"].nunique() > 10
+    pd.testing.assert_frame_equal(early, whole)
+
+
+def test_a_garbage_answer_in_an_early_batch_fails_the_fetch_as_before(monkeypatch) -> None:
+    first = _sim_financials(monkeypatch, batch=10**6).frame["symbol"].iloc[0]
+    errors = []
+    for batch in (10**6, 3):
+        with pytest.raises(VendorError) as info:
+            _sim_financials(monkeypatch, batch=batch, corrupt=first)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert "not a quarter end" in errors[0]
