@@ -205,7 +205,9 @@ def test_the_known_at_rule_runs_once_per_gap_analysis_not_once_per_session(
     r = lake.quotes(A, start="2021-01-01", end="2025-12-30", as_of="2025-12-30")
     assert r.status is ResultStatus.UNKNOWN and r.meta["gap_summary"][0]["count"] > 1200
     assert len(r.meta["gaps"]) == 1  # one run of never-fetched sessions
-    assert len(calls) <= 2, f"{len(calls)} rule calls"
+    # a call or two (and a one-off check that the rule depends on the date alone), over a
+    # handful of dates near the cutoff: not one call per session
+    assert len(calls) <= 3 and sum(calls) <= 10, calls
 
 
 # ---------------------------------------------------------------- item 6: a corrupt file
