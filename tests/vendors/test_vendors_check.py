@@ -182,3 +182,48 @@ def test_one_unreachable_endpoint_among_answering_ones_exits_5() -> None:
     assert result.exit_code == EXIT_UNREACHABLE
     got = probes(result)
     assert got["daily_basic"]["status"] == "unreachable" and got["daily"]["status"] == "ok"
+
+
+# ---------------------------------------------------------------- AkShare, the real library
+
+
+def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each() -> None:
+    """The 13 akshare functions pitlake calls, run for real over H1's recorded East Money /
+    Sina / Tencent replies (tests/vendors/wire/akshare/, each citing its akshare source)."""
+    from akshare.stock_feature import stock_three_report_em
+
+    from tests.vendors.wire.akshare_wire import reply_file
+    from tests.vendors.wire.http_replay import load_replies
+
+    stock_three_report_em._stock_balance_sheet_by_report_ctype_em.cache_clear()
+    replay = HttpReplay()
+    buy = {"reportName": "RPT_BILLBOARD_DAILYDETAILSBUY"}  # 600519 not on the list that day
+    replay.add_file(reply_file("stock_lhb_stock_detail_em", "empty"), params=buy)  # before
+    for fn in (  # stock_lhb_detail_em's route, which matches any datacenter request
+        "stock_zh_a_hist",
+        "stock_zh_a_daily",
+        "stock_zh_a_daily@hfq-factor",
+        "stock_profit_sheet_by_report_em",
+        "stock_balance_sheet_by_report_em",
+        "stock_cash_flow_sheet_by_report_em",
+        "stock_news_em",
+        "stock_info_global_em",
+        "stock_lhb_detail_em",
+        "tool_trade_date_hist_sina",
+    ):
+        replay.add_file(reply_file(fn, "normal"))
+    replay.add_file(reply_file("stock_notice_report", "normal"), params={"f_node": "1"})
+    for spec in load_replies(reply_file("stock_zh_a_hist_tx", "normal")):  # recorded for sz000001
+        replay.add(**{**spec, "body": spec.get("body", "").replace("sz000001", "sh600519")})
+    with replay.active():
+        result = check("--vendors", "akshare", "--date", "2025-06-03", "--json")
+    payload = json.loads(result.output[result.output.index("{") :])  # past any tqdm bar
+    (akshare,) = payload["vendors"]
+    got = {(p["endpoint"], p["params"].get("adjust", "")): p for p in akshare["endpoints"]}
+    assert len(got) == 13
+    assert result.exit_code == 0, {k: p["message"] for k, p in got.items() if p["status"] != "ok"}
+    assert got[("stock_lhb_stock_detail_em", "")]["status"] == "no rows"
+    assert all(p["status"] == "ok" for k, p in got.items() if k[0] != "stock_lhb_stock_detail_em")
+    assert got[("stock_zh_a_hist", "")]["units"] == "ok"  # amount ÷ volume vs close
+    assert got[("stock_balance_sheet_by_report_em", "")]["units"] == "ok"
+    assert not replay.unmatched
