@@ -119,7 +119,12 @@ class LedgerView:
     `LedgerEntry`s, or from `read_ledger`'s rows, which become entries only when looked up
     (`status_key` reads a row's status without building one)."""
 
-    def __init__(self, entries: Iterable[LedgerEntry | LedgerRow], dataset: str = "") -> None:
+    def __init__(
+        self,
+        entries: Iterable[LedgerEntry | LedgerRow],
+        dataset: str = "",
+        traces: dict[tuple[date, str], str] | None = None,
+    ) -> None:
         self._dataset = dataset
         self._by_key: dict[tuple[date, str], LedgerEntry | LedgerRow] = {}
         self._scoped: dict[date, list[str]] = {}
@@ -130,7 +135,7 @@ class LedgerView:
                 self._scoped.setdefault(key[0], []).append(key[1])
         self._dates = {k[0] for k in self._by_key}
         self._entries: list[LedgerEntry] | None = None
-        self._traces: dict[tuple[date, str], str] = {}  # JSON text, by read_ledger
+        self._traces = traces or {}  # vendor traces as JSON text (read_ledger's rows)
 
     def _entry(self, value: LedgerEntry | LedgerRow | None) -> LedgerEntry | None:
         if value is None or isinstance(value, LedgerEntry):
@@ -232,9 +237,8 @@ def read_ledger(
         stmt = stmt.where(t.symbol.in_(symbols))
     with catalog.engine.connect() as conn:
         rows = [tuple(r) for r in conn.execute(stmt.order_by(t.date_key, t.symbol)).all()]
-    view = LedgerView(rows, dataset)
-    view._traces = {(r[0], r[1]): r[8] for r in rows if r[8] and r[8] != "[]"}
-    return view
+    traces = {(r[0], r[1]): r[8] for r in rows if r[8] and r[8] != "[]"}
+    return LedgerView(rows, dataset, traces)
 
 
 def whole_market_scopes(ledger: LedgerView) -> list[str]:
