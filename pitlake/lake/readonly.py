@@ -44,8 +44,12 @@ class _GuardedCursor(sqlite3.Cursor):
         return out
 
     def fetchone(self) -> Any:
+        # Checked at the end of the rows (and every 256 rows), not per row: a ledger read row by
+        # row cost one stat per entry. A reader that stops early re-checks at its next execute.
         row = super().fetchone()
-        self.connection.check_unchanged()  # type: ignore[attr-defined]
+        self._fetched = getattr(self, "_fetched", 0) + 1
+        if row is None or self._fetched % 256 == 0:
+            self.connection.check_unchanged()  # type: ignore[attr-defined]
         return row
 
     def fetchmany(self, size: int | None = None) -> list[Any]:
