@@ -205,3 +205,14 @@ def test_to_polars_names_the_install_when_polars_is_missing(
     monkeypatch.setitem(sys.modules, "polars", None)  # import polars → ImportError
     with pytest.raises(ImportError, match="pip install polars"):
         forms_lake.quotes(A, as_of=AS_OF).to_polars()
+
+
+def test_to_pandas_with_arrow_dtypes_keeps_the_types(forms_lake: Lake) -> None:
+    r = forms_lake.dragon_tiger(date="2025-06-04", as_of=AS_OF)
+    frame = r.to_pandas(dtype_backend="pyarrow")
+    assert all(isinstance(t, pd.ArrowDtype) for t in frame.dtypes)
+    assert frame["seats"].dtype.pyarrow_dtype == SEATS_TYPE
+    assert frame["trade_date"].dtype.pyarrow_dtype == pa.date32()
+    assert frame.attrs["pitlake"]["status"] == str(r.status)
+    with pytest.raises(ValueError, match="dtype_backend"):
+        r.to_pandas(dtype_backend="polars")
