@@ -155,8 +155,8 @@ class Result:
         `dtype_backend="numpy"` (pandas' default): float64 with NaN for missing, dates as
         `datetime.date`, instants `datetime64[us, Asia/Shanghai]`, nested cells as Python
         lists and dicts. `"pyarrow"`: every column keeps its Arrow type (`pd.ArrowDtype`,
-        missing values are NA), which converts without copying — ten times faster on a
-        788k-row answer."""
+        missing values are NA), converted without building Python objects for dates or
+        nested cells."""
         if dtype_backend not in ("numpy", "pyarrow"):
             raise ValueError(f"dtype_backend must be 'numpy' or 'pyarrow', got {dtype_backend!r}")
         table = self.to_arrow()
