@@ -19,6 +19,7 @@ access is off — measured; that is why the scans go through registered Arrow da
 
 from __future__ import annotations
 
+import functools
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -240,16 +241,7 @@ def _calendar_days(store: LakeStore, cutoff: datetime) -> pa.Table:
     """XSHG days with is_open, as `Lake.calendar` answers them: the offline calendar through
     its last day, then the stored vendor calendar rows known at the cutoff."""
     offline_last = XSHG.offline_last
-    sessions = set(XSHG.sessions_between(FIRST_SESSION, offline_last))
-    n = (offline_last - FIRST_SESSION).days + 1
-    days = [FIRST_SESSION + timedelta(days=i) for i in range(n)]
-    out = pa.table(
-        {
-            "date": pa.array(days, pa.date32()),
-            "is_open": pa.array([d in sessions for d in days], pa.bool_()),
-            "source": pa.array(["exchange_calendars"] * n, pa.string()),
-        }
-    )
+    out = _offline_days(offline_last)
     stored = _visible(store, SCHEMAS["calendar"], cutoff, None)
     if isinstance(stored, ds.Dataset):
         beyond = stored.to_table(
@@ -263,3 +255,19 @@ def _calendar_days(store: LakeStore, cutoff: datetime) -> pa.Table:
             beyond = beyond.filter(keep).select(["date", "is_open", "source"])
             out = pa.concat_tables([out, beyond.cast(out.schema)])
     return out
+
+
+@functools.lru_cache(maxsize=2)
+def _offline_days(offline_last: date) -> pa.Table:
+    """Every day FIRST_SESSION…offline_last with is_open from the offline exchange calendar
+    (13k rows), built once per process instead of at every connection."""
+    sessions = set(XSHG.sessions_between(FIRST_SESSION, offline_last))
+    n = (offline_last - FIRST_SESSION).days + 1
+    days = [FIRST_SESSION + timedelta(days=i) for i in range(n)]
+    return pa.table(
+        {
+            "date": pa.array(days, pa.date32()),
+            "is_open": pa.array([d in sessions for d in days], pa.bool_()),
+            "source": pa.array(["exchange_calendars"] * n, pa.string()),
+        }
+    )
