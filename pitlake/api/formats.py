@@ -233,14 +233,26 @@ def _page_meta(answer: Answer, result: Result, wanted: Wanted) -> None:
     }
 
 
+def _gap_counts(meta: dict[str, Any]) -> dict[str, int]:
+    """Missing symbol-sessions per status, from `meta.gap_summary`: the itemised `meta.gaps`
+    is capped, and each of its entries is a run of sessions, so counting it undercounts."""
+    summary = meta.get("gap_summary")
+    if summary is None:  # an envelope from before the summary: count the listed runs
+        summary = [
+            {"status": g.get("status"), "count": g.get("sessions", 1)}
+            for g in meta.get("gaps") or []
+        ]
+    out: dict[str, int] = {}
+    for s in summary:
+        out[str(s.get("status"))] = out.get(str(s.get("status")), 0) + int(s.get("count") or 0)
+    return out
+
+
 def envelope_headers(envelope: dict[str, Any]) -> dict[str, str]:
     """The envelope's scalar fields as X-Pitlake-* headers (ASCII: the message is
     percent-encoded), and a gaps summary."""
     meta = envelope.get("meta") or {}
-    gaps = meta.get("gaps") or []
-    by_status: dict[str, int] = {}
-    for g in gaps:
-        by_status[str(g.get("status"))] = by_status.get(str(g.get("status")), 0) + 1
+    by_status = _gap_counts(meta)
     fields = {
         "Status": envelope.get("status"),
         "Requested-Date": envelope.get("requested_date"),
@@ -253,8 +265,7 @@ def envelope_headers(envelope: dict[str, Any]) -> dict[str, str]:
         "Rows": str(meta.get("rows", "")),
         "Known-At-Max": meta.get("known_at_max"),
         "Gaps": json.dumps(
-            {"total": meta.get("gaps_total", len(gaps)), "by_status": by_status},
-            separators=(",", ":"),
+            {"total": sum(by_status.values()), "by_status": by_status}, separators=(",", ":")
         ),
     }
     out = {f"X-Pitlake-{k}": str(v) for k, v in fields.items() if v not in (None, "")}
@@ -344,7 +355,10 @@ def describe(schema: dict[str, Any]) -> dict[str, Any]:
             ("Date-Status", "CURRENT, LATEST_TRADING_DAY, STALE, …"),
             ("As-Of", "The cutoff answered at"),
             ("Pinned", "true when a pin set or clamped the cutoff"),
-            ("Gaps", 'JSON: {"total": n, "by_status": {...}}'),
+            (
+                "Gaps",
+                'Missing symbol-sessions, JSON: {"total": n, "by_status": {status: n}}',
+            ),
         )
     }
     for path, item in schema.get("paths", {}).items():

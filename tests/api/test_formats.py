@@ -193,3 +193,32 @@ def test_openapi_describes_the_three_formats_and_the_pages(client: TestClient) -
     assert {"get", "post"} <= set(doc["paths"]["/v1/sql"])
     news = {p["name"] for p in doc["paths"]["/v1/news"]["get"]["parameters"]}
     assert "cursor" not in news  # news keeps its own limit (newest N)
+
+
+def test_the_gaps_header_counts_every_missing_session_not_the_capped_list() -> None:
+    # 60 symbols each missing a run of 3 sessions: meta.gaps lists 50 runs (capped), the
+    # summary counts 180 symbol-sessions; the header must say 180, not 50 (nor 60).
+    from datetime import date
+
+    from pitlake.api.formats import envelope_headers
+    from pitlake.envelope import ResultStatus
+    from pitlake.lake.status import Gap, gaps_meta
+
+    gaps = [
+        Gap(
+            f"{i:06d}.SZ",
+            date(2025, 6, 9),
+            ResultStatus.UPSTREAM_ERROR,
+            "boom",
+            None,
+            last=date(2025, 6, 11),
+            sessions=3,
+        )
+        for i in range(60)
+    ]
+    meta = gaps_meta(gaps)
+    assert len(meta["gaps"]) == 50
+    header = json.loads(
+        envelope_headers({"status": "UPSTREAM_ERROR", "meta": meta})["X-Pitlake-Gaps"]
+    )
+    assert header == {"total": 180, "by_status": {"UPSTREAM_ERROR": 180}}
