@@ -81,7 +81,7 @@ def forms_lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
 
 def plain(v: Any) -> Any:
     """A value from any form in its JSON form: the common ground the forms are compared on."""
-    if v is None or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
+    if v is None or v is pd.NaT or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return None
     if isinstance(v, np.ndarray):
         return [plain(x) for x in v.tolist()]
@@ -216,3 +216,19 @@ def test_to_pandas_with_arrow_dtypes_keeps_the_types(forms_lake: Lake) -> None:
     assert frame.attrs["pitlake"]["status"] == str(r.status)
     with pytest.raises(ValueError, match="dtype_backend"):
         r.to_pandas(dtype_backend="polars")
+
+
+def test_to_pandas_keeps_nested_columns_arrow_backed_and_the_rest_numpy(forms_lake: Lake) -> None:
+    # building a Python dict per `extra` cell was most of a whole market's conversion
+    fin = forms_lake.financials([A, B], as_of=AS_OF).to_pandas()
+    assert isinstance(fin["extra"].dtype, pd.ArrowDtype)
+    assert pa.types.is_struct(fin["extra"].dtype.pyarrow_dtype)
+    extras = dict(zip(fin["symbol"], fin["extra"], strict=True))
+    assert extras[A] == {"comp_type": "1", "ebit": None, "end_type": "4"} and extras[B] is pd.NA
+    comp = dict(zip(fin["symbol"], fin["extra"].struct.field("comp_type"), strict=True))
+    assert comp[A] == "1" and comp[B] is pd.NA
+    assert fin["net_profit"].dtype == np.float64
+    assert isinstance(fin["known_at"].dtype, pd.DatetimeTZDtype)
+    assert isinstance(fin["report_period"].iloc[0], date)  # dates stay dates
+    seats = forms_lake.dragon_tiger(date="2025-06-04", as_of=AS_OF).to_pandas()["seats"]
+    assert seats.dtype.pyarrow_dtype == SEATS_TYPE
