@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from schemas import DatasetSchema
 
@@ -139,9 +140,16 @@ class DuckReader:
     ) -> pa.Table | None:
         """The newest visible version per key among rows matching `where` (None: no files),
         sorted by `order` when given (DuckDB sorts in parallel; Arrow's sort of a large answer
-        took longer than the query)."""
+        took longer than the query).
+
+        Ordered by the key itself (the statements), one sort does both: the rows in key order,
+        each key's versions oldest first (known_at, then ingested_at), and the last row of each
+        key kept by comparing neighbours. The window's partitioning plus the answer's ORDER BY
+        cost about twice that sort (788k statement versions: ~1.0 s vs ~2.0 s)."""
         if not files:
             return None
+        if order and tuple(order) == tuple(schema.key):
+            return self._latest_in_key_order(schema, files, where, params)
         keys = ", ".join(col(k) for k in schema.key)
         sql = (
             f"SELECT * FROM {self.source(files, params)} "
@@ -152,3 +160,36 @@ class DuckReader:
         if order:
             sql += " ORDER BY " + ", ".join(ident(c) for c in order)
         return self.table(sql, params)
+
+    def _latest_in_key_order(
+        self,
+        schema: DatasetSchema,
+        files: Sequence[Path | str],
+        where: list[str],
+        params: Params,
+    ) -> pa.Table:
+        version = [*schema.key, "known_at", "ingested_at"]
+        sql = (
+            f"SELECT * FROM {self.source(files, params)} "
+            f"WHERE {' AND '.join(where) or 'TRUE'} "
+            f"ORDER BY {', '.join(col(c) for c in version)}"
+        )
+        return last_per_key(self.table(sql, params), schema.key)
+
+
+def last_per_key(table: pa.Table, key: Sequence[str]) -> pa.Table:
+    """Of rows sorted by `key` then version (oldest first), the last row of each key: the
+    newest version, whole (its NULLs stay NULL)."""
+    if table.num_rows < 2:
+        return table
+    n = table.num_rows
+    same_as_next = None
+    for k in key:
+        a = table.column(k)
+        eq = pc.fill_null(pc.equal(a.slice(0, n - 1), a.slice(1)), False)
+        same_as_next = eq if same_as_next is None else pc.and_(same_as_next, eq)
+    assert same_as_next is not None
+    if not pc.any(same_as_next).as_py():
+        return table
+    keep = pa.concat_arrays([pc.invert(same_as_next).combine_chunks(), pa.array([True])])
+    return table.filter(keep)
