@@ -20,6 +20,8 @@ access is off — measured; that is why the scans go through registered Arrow da
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +46,23 @@ PRICE_COLUMNS = ("open", "high", "low", "close", "pre_close")
 SEATS_JSON_TYPE = (
     '[{"side": "VARCHAR", "branch": "VARCHAR", "buy": "DOUBLE", "sell": "DOUBLE", "net": "DOUBLE"}]'
 )
+# Every relation a connection can offer, and what each needs built first (the qfq/hfq views
+# read the quotes view and the factor series; `_factors`/`_anchored` are their pieces).
+RELATIONS = (
+    *(f"{d}{s}" for d in VERSIONED for s in ("", "_versions")),
+    *ADJUSTED_VIEWS,
+    "calendar",
+)
+_NEEDS: dict[str, tuple[str, ...]] = {
+    **{d: (f"{d}_versions",) for d in VERSIONED},
+    **{v: ("quotes", "adj_factors_versions", "_factors", "_anchored") for v in ADJUSTED_VIEWS},
+    "_factors": ("adj_factors_versions", "_anchored"),
+    "_anchored": ("adj_factors_versions", "_factors"),
+}
+# A statement naming none of the relations, or the catalog itself (SHOW TABLES,
+# information_schema, duckdb_views(), ...), gets them all.
+_CATALOG_WORDS = {"show", "information_schema", "sqlite_master", "pg_catalog", "pragma"}
+_WORD = re.compile(r"[a-z_][a-z0-9_$]*")
 
 
 def views(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -75,21 +94,18 @@ def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -
         ask = lake._ask(as_of, as_ingested)
     except (InvalidArgumentsError, TypeError) as e:
         return Result.invalid(str(e))
-    con = connect(
-        lake.store, ask.cutoff, ask.as_ingested, factor_coverage=_coverage(lake, ask.cutoff)
-    )
+    needed = referenced(query)
     try:
-        rel = con.sql(query)
-        table = rel.to_arrow_table() if rel is not None else pa.table({})
-    except duckdb.PermissionException as e:
-        return Result.invalid(
-            f"{e}. Point-in-time SQL reads only its views ({', '.join(views(con))}); the "
-            "lake's files are not reachable from it."
-        )
+        table = _run(lake, ask.cutoff, ask.as_ingested, query, needed)
+    except duckdb.CatalogException as e:  # a name built at run time (query_table('quo'||…))
+        if needed is None:
+            return Result.invalid(f"SQL error: {e}")
+        try:
+            table = _run(lake, ask.cutoff, ask.as_ingested, query, None)
+        except duckdb.Error as e2:
+            return _invalid(e2)
     except duckdb.Error as e:
-        return Result.invalid(f"SQL error: {e}")
-    finally:
-        con.close()
+        return _invalid(e)
     meta: dict[str, Any] = {"rows": table.num_rows, "pinned": ask.pinned}
     if ask.as_ingested is not None:
         meta["as_ingested"] = as_ingested
@@ -101,6 +117,51 @@ def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -
         meta=meta,
         table=table,
     )
+
+
+def _invalid(e: duckdb.Error) -> Result:
+    if isinstance(e, duckdb.PermissionException):
+        return Result.invalid(
+            f"{e}. Point-in-time SQL reads only its views ({', '.join(RELATIONS)}); the "
+            "lake's files are not reachable from it."
+        )
+    return Result.invalid(f"SQL error: {e}")
+
+
+def _run(
+    lake: Lake, cutoff: datetime, as_ingested: datetime | None, query: str, only: set[str] | None
+) -> pa.Table:
+    """The statement's rows over a connection holding the relations in `only` (all if None)."""
+    wants_factors = only is None or bool(only & set(ADJUSTED_VIEWS))
+    coverage = _coverage(lake, cutoff) if wants_factors else None
+    con = connect(lake.store, cutoff, as_ingested, factor_coverage=coverage, only=only)
+    try:
+        rel = con.sql(query)
+        return rel.to_arrow_table() if rel is not None else pa.table({})
+    finally:
+        con.close()
+
+
+def referenced(query: str) -> set[str] | None:
+    """The relations a statement names, with what they are built from; None (build them all)
+    when it names none of them or reads the catalog. A lexical scan, over-inclusive on purpose
+    (a name in a comment or a string counts): a miss is only a missing-table error, which
+    `answer` retries with every relation. Building one view instead of all of them saves
+    most of a small statement's time (each registration and view costs milliseconds)."""
+    words = set(_WORD.findall(query.lower()))
+    if words & _CATALOG_WORDS or any(w.startswith("duckdb_") for w in words):
+        return None
+    named = words & (set(RELATIONS) | {"_factors", "_anchored"})
+    if not named:
+        return None
+    out: set[str] = set()
+    todo = list(named)
+    while todo:
+        name = todo.pop()
+        if name not in out:
+            out.add(name)
+            todo.extend(_NEEDS.get(name, ()))
+    return out
 
 
 def _coverage(lake: Lake, cutoff: datetime) -> date | None:
@@ -118,10 +179,13 @@ def connect(
     *,
     factor_coverage: date | None = None,
     threads: int | None = None,
+    only: Iterable[str] | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection holding the point-in-time views at `cutoff` (aware), with file
     access off. `factor_coverage`: the last session the ledger says factors were fetched for
-    (adjusted rows after a symbol's last factor are served up to it, as `Lake` does)."""
+    (adjusted rows after a symbol's last factor are served up to it, as `Lake` does).
+    `only`: build just these relations (closed over their needs, see `referenced`)."""
+    wanted = (set(RELATIONS) | {"_factors", "_anchored"}) if only is None else set(only)
     con = duckdb.connect(config={"threads": threads} if threads else {})
     try:
         con.execute("SET TimeZone = 'Asia/Shanghai'")  # known_at::DATE is the Beijing day
@@ -130,11 +194,15 @@ def connect(
         con.execute("SET asof_loop_join_threshold = 0")
         for name in VERSIONED:
             schema = SCHEMAS[name]
-            con.register(f"{name}_versions", _visible(store, schema, cutoff, as_ingested))
-            con.execute(f"CREATE VIEW {ident(name)} AS {_latest_sql(schema)}")
-        _adjusted_views(con, factor_coverage)
-        con.register("_calendar_days", _calendar_days(store, cutoff))
-        con.execute("CREATE VIEW calendar AS SELECT * FROM _calendar_days")
+            if f"{name}_versions" in wanted:
+                con.register(f"{name}_versions", _visible(store, schema, cutoff, as_ingested))
+            if name in wanted:
+                con.execute(f"CREATE VIEW {ident(name)} AS {_latest_sql(schema)}")
+        if "_factors" in wanted:
+            _adjusted_views(con, factor_coverage, wanted)
+        if "calendar" in wanted:
+            con.register("_calendar_days", _calendar_days(store, cutoff))
+            con.execute("CREATE VIEW calendar AS SELECT * FROM _calendar_days")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     except BaseException:
@@ -188,7 +256,9 @@ def _latest_sql(schema: DatasetSchema) -> str:
     )
 
 
-def _adjusted_views(con: duckdb.DuckDBPyConnection, factor_coverage: date | None) -> None:
+def _adjusted_views(
+    con: duckdb.DuckDBPyConnection, factor_coverage: date | None, wanted: set[str]
+) -> None:
     """qfq/hfq quotes from the factors known at the cutoff: per symbol, the vendor of its
     latest factor and only that vendor's series (bases differ between vendors); a row takes
     the last factor on or before its date; qfq divides by the latest factor (the anchor). Rows
@@ -223,6 +293,8 @@ def _adjusted_views(con: duckdb.DuckDBPyConnection, factor_coverage: date | None
     )
     schema = SCHEMAS["quotes"]
     for view, mode in ADJUSTED_VIEWS.items():
+        if view not in wanted:
+            continue
         scale = "f.adj_factor / f.anchor" if mode == "qfq" else "f.adj_factor"
         replaced = ", ".join(f"q.{c} * ({scale}) AS {c}" for c in PRICE_COLUMNS)
         con.execute(
