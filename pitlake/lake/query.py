@@ -37,6 +37,7 @@ from pitlake.errors import InvalidArgumentsError, LakeCorruptError
 from pitlake.lake.adjust import ADJUST_MODES, adjust_prices
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry
 from pitlake.lake.fs import ObjectFS, require_catalog_url
+from pitlake.lake.session_slices import SessionSlices
 from pitlake.lake.sql import DuckReader, Params, col, hidden, visible
 from pitlake.lake.status import (
     BENIGN,
@@ -237,6 +238,7 @@ class Lake:
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self.pinned_cutoff = parse_cutoff(pin_as_of) if pin_as_of is not None else None
         self._reader = DuckReader(self.store.fs.fs if isinstance(self.store.fs, ObjectFS) else None)
+        self._sessions = SessionSlices()  # one session's stored rows, per file identity
         extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
 
     @property
@@ -526,9 +528,9 @@ class Lake:
         files = self.store.files(schema.name, _years(lo, hi))
         if symbols and len(symbols) * ((hi - lo).days + 1) <= SMALL_READ_CELLS and files:
             seen = " AND ".join(visible(p, ask.cutoff, ask.as_ingested))
-            return self._read_latest_small(
-                schema, files, where, seen, p, point=len(symbols) <= POINT_READ_SYMBOLS
-            )
+            point = len(symbols) <= POINT_READ_SYMBOLS
+            kept = None if point or lo != hi else self._session_slice(schema, files, lo)
+            return self._read_latest_small(schema, files, where, seen, p, point=point, kept=kept)
         where += visible(p, ask.cutoff, ask.as_ingested)
         table = self._reader.latest_versions(schema, files, where, p)
         if table is None or table.num_rows == 0:
@@ -544,21 +546,29 @@ class Lake:
         p: Params,
         *,
         point: bool,
+        kept: pa.Table | None = None,
     ) -> tuple[pa.Table, set[tuple[str, date]]]:
         """The same rows as `DuckReader.latest_versions` for a read bounded by symbols × days
         (one symbol's year, say): a plain filtered scan in key order, and the newest version
         per key kept by comparing neighbours, which skips the GROUP BY over row structs and
         the pandas round trip (together about a third of a one-year read). Ties on known_at
         go to the later ingestion. The scan also returns the rows `seen` (the visibility
-        condition) rejects, as the (symbol, date) pairs they hide: no second query for them."""
+        condition) rejects, as the (symbol, date) pairs they hide: no second query for them.
+        `kept`: the session's stored rows (`_session_slice`), scanned instead of the files by
+        the same statement."""
         date_col = schema.date_column
         assert date_col is not None
         order = ", ".join(col(c) for c in [*schema.key, "known_at", "ingested_at"])
+        source = "__session t" if kept is not None else self._reader.source(files, p)
         sql = (
-            f"SELECT *, ({seen}) AS __visible FROM {self._reader.source(files, p)} "
+            f"SELECT *, ({seen}) AS __visible FROM {source} "
             f"WHERE {' AND '.join(where)} ORDER BY {order}"
         )
-        scanned = self._reader.table(sql, p, point=point)
+        if kept is not None:
+            # a few thousand rows in memory: the one-thread database, as for a point read
+            scanned = self._reader.table_over(sql, p, {"__session": kept}, point=True)
+        else:
+            scanned = self._reader.table(sql, p, point=point)
         shown = scanned.column("__visible")
         hidden_rows = scanned.filter(pc.invert(shown))
         hidden_pairs = set(
@@ -570,6 +580,22 @@ class Lake:
         )
         table = scanned.filter(shown).drop_columns(["__visible"])
         return self._newest_per_key(schema, table), hidden_pairs
+
+    def _session_slice(self, schema: DatasetSchema, files: list[Any], day: date) -> pa.Table | None:
+        """Every stored version of `day` in these files (no cutoff applied), kept per file
+        identity (session_slices.py); None for files without a local identity."""
+        date_col = schema.date_column
+        assert date_col is not None
+
+        def read() -> pa.Table:
+            p = Params()
+            sql = (
+                f"SELECT * FROM {self._reader.source(files, p)} "
+                f"WHERE {col(date_col)} = {p.add(day)}"
+            )
+            return self._reader.table(sql, p)
+
+        return self._sessions.get(schema.name, day, files, read)
 
     @staticmethod
     def _newest_per_key(schema: DatasetSchema, table: pa.Table) -> pa.Table:

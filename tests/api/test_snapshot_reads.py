@@ -1,0 +1,82 @@
+"""The snapshot's one-session reads: a session's stored rows are scanned once per file identity
+(pitlake/lake/session_slices.py), and the point-in-time rules still apply per request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.query import Lake
+from pitlake.lake.sql import DuckReader
+from pitlake.lake.store import LakeStore
+from tests.lake.conftest import INGEST, bar, bj, write
+
+SYMS = [f"60000{i}.SH" for i in range(8)]
+DAYS = ["2025-06-04", "2025-06-05"]
+NOW = datetime(2025, 12, 31, 12, 0, tzinfo=bj("2025-06-03").tzinfo)
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Iterator[Lake]:
+    root = tmp_path / "lake"
+    store = LakeStore(root)
+    cat = Catalog(lake_root=root)
+    write(store, "quotes", [bar(s, d, 10.0 + i) for i, s in enumerate(SYMS) for d in DAYS])
+    for d in DAYS:
+        cat.record_ledger("quotes", d, "OK", rows=len(SYMS), vendor="tushare", at=INGEST)
+    with Lake(root, catalog=cat, clock=lambda: NOW) as lk:
+        yield lk
+    cat.close()
+
+
+def _count_file_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    scans: list[str] = []
+    real = DuckReader.table
+
+    def counting(self: DuckReader, sql: str, *args: Any, **kw: Any) -> Any:
+        if "read_parquet" in sql:
+            scans.append(sql)
+        return real(self, sql, *args, **kw)
+
+    monkeypatch.setattr(DuckReader, "table", counting)
+    return scans
+
+
+def _closes(result: Any) -> dict[str, float]:
+    return {r["symbol"]: r["close"] for r in result.rows}
+
+
+def test_other_symbols_on_the_same_session_scan_no_file_again(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans = _count_file_scans(monkeypatch)
+    first = lake.quotes(SYMS[:5], end="2025-06-05", as_of="2025-06-08")
+    assert len(scans) == 1
+    second = lake.quotes(SYMS[3:], end="2025-06-05", as_of="2025-06-08")
+    assert len(scans) == 1  # the session's rows were kept: no second scan of the year file
+    assert _closes(first) == {s: 10.0 + i for i, s in enumerate(SYMS[:5])}
+    assert _closes(second) == {s: 10.0 + i + 3 for i, s in enumerate(SYMS[3:])}
+    assert second.status == "OK" and second.effective_trade_date == "2025-06-05"
+
+
+def test_kept_rows_still_obey_the_cutoff_and_a_rewrite_is_read_again(lake: Lake) -> None:
+    syms = SYMS[:6]
+    before = lake.quotes(syms, end="2025-06-05", as_of="2025-06-08")
+    assert _closes(before)[SYMS[0]] == 10.0
+    # a correction of SYMS[0] on 06-05, public only from 06-20: the partition is rewritten
+    late = bar(SYMS[0], "2025-06-05", 99.0)
+    late["known_at"] = bj("2025-06-20", "09:00")
+    write(lake.store, "quotes", [late], ingested_at=INGEST + timedelta(days=15))
+    at_8 = lake.quotes(syms, end="2025-06-05", as_of="2025-06-08")
+    at_21 = lake.quotes(syms, end="2025-06-05", as_of="2025-06-21")
+    assert _closes(at_8)[SYMS[0]] == 10.0  # not public at the 8th, from the kept rows too
+    assert _closes(at_21)[SYMS[0]] == 99.0  # the rewritten file was read again
+    # the same rows as the uncached reads of a few symbols each (no session slice there)
+    few = {**_closes(lake.quotes(syms[:3], end="2025-06-05", as_of="2025-06-21"))}
+    few.update(_closes(lake.quotes(syms[3:], end="2025-06-05", as_of="2025-06-21")))
+    assert few == _closes(at_21)
