@@ -105,18 +105,6 @@ class DuckReader:
         finally:
             cur.close()
 
-    def table_over(
-        self, sql: str, params: Params, tables: dict[str, pa.Table], *, point: bool = False
-    ) -> pa.Table:
-        """`table`, with Arrow tables registered under the given names for this cursor only."""
-        cur = self._cursor(point)
-        try:
-            for name, t in tables.items():
-                cur.register(name, t)
-            return cur.sql(sql, params=params.values).to_arrow_table()
-        finally:
-            cur.close()
-
     def rows(self, sql: str, params: Params) -> list[tuple[Any, ...]]:
         cur = self._cursor()
         try:
