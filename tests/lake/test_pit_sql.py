@@ -243,9 +243,9 @@ def test_a_statement_builds_only_the_relations_it_names(
     scanned: list[str] = []
     visible = pit_sql._visible
 
-    def spy(store: Any, schema: Any, *a: Any) -> Any:
+    def spy(store: Any, schema: Any, *a: Any, **kw: Any) -> Any:
         scanned.append(schema.name)
-        return visible(store, schema, *a)
+        return visible(store, schema, *a, **kw)
 
     monkeypatch.setattr(pit_sql, "_visible", spy)
     r = planted.sql(f"SELECT close FROM quotes WHERE symbol = '{A}'", as_of=CUTOFF)
@@ -264,3 +264,29 @@ def test_relations_named_at_run_time_or_listed_are_all_there(planted: Lake) -> N
     assert EXPECTED_VIEWS <= {row["name"] for row in listed.rows}
     missing = planted.sql("SELECT * FROM no_such_view", as_of=CUTOFF)
     assert missing.status is ResultStatus.INVALID_ARGUMENTS and "no_such_view" in missing.message
+
+
+def test_lineage_columns_read_as_dictionaries_are_served_as_plain_strings(
+    planted: Lake,  # noqa: F811
+) -> None:
+    """`source`, `known_at_basis`, `run_id` are scanned as Arrow dictionaries (cheaper than a
+    string per row); the answer keeps the stored types and values, and filters on them work."""
+    files = planted.store.files("quotes")
+    stored = ds.dataset([str(f) for f in files], format="parquet").to_table()
+    data = pit_sql._visible(
+        planted.store,
+        pit_sql.SCHEMAS["quotes"],
+        parse_cutoff(LATE),
+        None,
+        dictionary=pit_sql.LINEAGE_STRINGS,
+    )
+    assert pa.types.is_dictionary(data.schema.field("run_id").type)
+    got = planted.sql("SELECT * FROM quotes_versions", as_of=LATE).to_arrow()
+    for c in pit_sql.LINEAGE_STRINGS:
+        assert got.schema.field(c).type == pa.string(), c
+        assert sorted(got.column(c).to_pylist()) == sorted(stored.column(c).to_pylist()), c
+    source = got.column("source")[0].as_py()
+    some = planted.sql(
+        f"SELECT count(*) AS n FROM quotes_versions WHERE source = '{source}'", as_of=LATE
+    )
+    assert some.rows[0]["n"] == got.column("source").to_pylist().count(source)
