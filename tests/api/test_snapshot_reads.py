@@ -80,3 +80,25 @@ def test_kept_rows_still_obey_the_cutoff_and_a_rewrite_is_read_again(lake: Lake)
     few = {**_closes(lake.quotes(syms[:3], end="2025-06-05", as_of="2025-06-21"))}
     few.update(_closes(lake.quotes(syms[3:], end="2025-06-05", as_of="2025-06-21")))
     assert few == _closes(at_21)
+
+
+def test_kept_rows_answer_as_the_file_scan_does_for_as_ingested_and_hidden_rows(
+    lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept-rows path against the file scan it replaces, envelope for envelope: a version
+    stored later (as_ingested before it), and a session not public yet (hidden rows)."""
+    late = bar(SYMS[1], "2025-06-05", 55.0)  # a correction, public on the 6th
+    late["known_at"] = bj("2025-06-06", "09:00")
+    write(lake.store, "quotes", [late], ingested_at=INGEST + timedelta(days=2))
+    asks: list[dict[str, Any]] = [
+        {"as_of": "2025-06-21"},
+        {"as_of": "2025-06-21", "as_ingested": INGEST + timedelta(days=1)},
+        {"as_of": "2025-06-05T10:00"},  # 06-05's bars are not public before the close
+    ]
+    kept = [lake.quotes(SYMS, end="2025-06-05", **a).to_dict() for a in asks]
+    monkeypatch.setattr(Lake, "_session_slice", lambda *_: None)  # the file scan
+    scanned = [lake.quotes(SYMS, end="2025-06-05", **a).to_dict() for a in asks]
+    assert kept == scanned
+    closes = [{r["symbol"]: r["close"] for r in k["data"]}[SYMS[1]] for k in kept[:2]]
+    assert closes == [55.0, 11.0]
+    assert kept[2]["status"] == "NOT_READY" and kept[2]["data"] == []
