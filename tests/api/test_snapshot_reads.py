@@ -102,3 +102,23 @@ def test_kept_rows_answer_as_the_file_scan_does_for_as_ingested_and_hidden_rows(
     closes = [{r["symbol"]: r["close"] for r in k["data"]}[SYMS[1]] for k in kept[:2]]
     assert closes == [55.0, 11.0]
     assert kept[2]["status"] == "NOT_READY" and kept[2]["data"] == []
+
+
+def test_kept_sessions_are_bounded_and_a_remote_file_is_never_kept(tmp_path: Path) -> None:
+    from pitlake.lake.session_slices import SessionSlices
+
+    f = tmp_path / "part.parquet"
+    f.write_bytes(b"x")
+    kept = SessionSlices(max_slices=2)
+    reads: list[int] = []
+
+    def read(i: int) -> Any:
+        reads.append(i)
+        return i
+
+    days = [datetime(2025, 6, d).date() for d in (3, 4, 5)]
+    for i, d in enumerate(days):
+        assert kept.get("quotes", d, [f], lambda i=i: read(i)) == i
+    assert len(kept) == 2 and kept.get("quotes", days[2], [f], lambda: read(9)) == 2
+    assert kept.get("quotes", days[0], [f], lambda: read(7)) == 7  # evicted: read again
+    assert kept.get("quotes", days[0], ["s3://bucket/part.parquet"], lambda: read(8)) is None
