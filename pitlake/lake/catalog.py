@@ -375,6 +375,27 @@ def _read_only_sessions(engine: Engine) -> None:
         dbapi_conn.autocommit = autocommit
 
 
+def partition_file_row(
+    dataset: str,
+    partition: str,
+    path: str | os.PathLike[str],
+    rows: int,
+    sha256: str,
+    run_id: str | None = None,
+    at: datetime | None = None,
+) -> dict[str, Any]:
+    """The `partition_files` row of one written partition file (every writer builds it here)."""
+    return {
+        "dataset": dataset,
+        "partition_value": str(partition),
+        "path": str(path),
+        "row_count": int(rows),
+        "sha256": sha256,
+        "run_id": run_id,
+        "recorded_at": to_utc_naive(at),
+    }
+
+
 class Catalog:
     """Runs, ledger, partition files, validations and quarantine entries of one lake.
 
@@ -699,17 +720,14 @@ class Catalog:
         run_id: str | None = None,
         at: datetime | None = None,
     ) -> None:
-        values = {
-            "dataset": dataset,
-            "partition_value": str(partition),
-            "path": str(path),
-            "row_count": int(rows),
-            "sha256": sha256,
-            "run_id": run_id,
-            "recorded_at": to_utc_naive(at),
-        }
+        row = partition_file_row(dataset, partition, path, rows, sha256, run_id, at)
         with self._tx(write=True) as conn:
-            self._upsert(conn, partition_files_table, values, ["dataset", "partition_value"])
+            self.upsert_partition_file(conn, row)
+
+    def upsert_partition_file(self, conn: Any, row: dict[str, Any]) -> None:
+        """One partition-file record on `conn`, inside the caller's transaction (the catalog
+        holds of `pitlake.lake.lease` record inside their own lock or fencing transaction)."""
+        self._upsert(conn, partition_files_table, row, ["dataset", "partition_value"])
 
     def partition_files(self, dataset: str | None = None) -> list[PartitionFileRecord]:
         t = partition_files_table.c

@@ -41,7 +41,7 @@ from sqlalchemy import BigInteger, Column, DateTime, MetaData, String, Table, se
 from sqlalchemy.engine import Connection, Engine
 
 from pitlake.errors import LakeUnwritableError
-from pitlake.lake.catalog import Catalog, partition_files_table, to_utc_naive
+from pitlake.lake.catalog import Catalog, partition_file_row
 
 ENV_TTL = "PITLAKE_LEASE_TTL_S"
 ENV_WAIT = "PITLAKE_LEASE_WAIT_S"
@@ -128,23 +128,8 @@ class Coordinator(Protocol):
 
 
 def _record(catalog: Catalog, conn: Connection, values: dict[str, Any]) -> None:
-    """Upsert one partition-file record on `conn`, inside the caller's transaction (the
-    catalog's own upsert, so the row is exactly what `Catalog.record_partition_file` writes)."""
-    row = {**values, "recorded_at": to_utc_naive(None)}
-    catalog._upsert(conn, partition_files_table, row, ["dataset", "partition_value"])
-
-
-def _record_values(
-    dataset: str, partition: str, path: str, rows: int, sha256: str, run_id: str | None
-) -> dict[str, Any]:
-    return {
-        "dataset": dataset,
-        "partition_value": str(partition),
-        "path": str(path),
-        "row_count": int(rows),
-        "sha256": sha256,
-        "run_id": run_id,
-    }
+    """Upsert one partition-file record on `conn`, inside the caller's transaction."""
+    catalog.upsert_partition_file(conn, values)
 
 
 # ---------------------------------------------------------------- PostgreSQL: advisory locks
@@ -197,7 +182,9 @@ class _AdvisoryHolding:
         or not at all if the session dies first."""
         self.verify()
         _record(
-            self.catalog, self.conn, _record_values(dataset, partition, path, rows, sha256, run_id)
+            self.catalog,
+            self.conn,
+            partition_file_row(dataset, partition, path, rows, sha256, run_id),
         )
 
 
@@ -286,7 +273,7 @@ class _LeaseHolding:
         run_id: str | None,
     ) -> None:
         """Fenced: the token check and the record commit in one transaction."""
-        values = _record_values(dataset, partition, path, rows, sha256, run_id)
+        values = partition_file_row(dataset, partition, path, rows, sha256, run_id)
         with self._lock, leases_tx(self.leases.engine) as conn:
             self._check_and_renew(conn)
             _record(self.leases.catalog, conn, values)
