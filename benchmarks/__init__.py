@@ -1,1 +1,1 @@
-"""Benchmark scripts and the synthetic market generator (DESIGN.md §10: scripts, not tests)."""
+"""Benchmark scripts and the synthetic market generator (docs/design.md §10: scripts, not tests)."""

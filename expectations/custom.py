@@ -7,7 +7,7 @@ pandas dtype family, a lossless conversion to the Arrow type, and that non-nulla
 no nulls.
 
 Importing this module registers both classes with GX. A suite reloaded from JSON silently drops
-an expectation whose class is not registered (stack-notes.md), so `expectations.context` imports
+an expectation whose class is not registered (docs/stack-notes.md), so `expectations.context` imports
 this module before any suite exists.
 """
 

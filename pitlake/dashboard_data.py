@@ -1,4 +1,4 @@
-"""What the data-quality dashboard shows, computed from the catalog (DESIGN.md §9).
+"""What the data-quality dashboard shows, computed from the catalog (docs/design.md §9).
 
 Plain Python and JSON-shaped output, so it is testable without a server and
 `/dashboard/data.json` is exactly what the page renders:

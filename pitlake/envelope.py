@@ -1,4 +1,4 @@
-"""The answer envelope every read returns (DESIGN.md §8), and its status vocabularies.
+"""The answer envelope every read returns (docs/design.md §8), and its status vocabularies.
 
 Statuses are defined here once; the ledger, the API, the CLI and the dashboard import them.
 """

@@ -1,4 +1,4 @@
-"""Typed vendor errors: one type per distinct reaction (DESIGN.md §4).
+"""Typed vendor errors: one type per distinct reaction (docs/design.md §4).
 
 The router, the retry policy and the ledger decide what to do from the *type* alone,
 so a new failure mode either fits one of these reactions or earns a new type.

@@ -1,6 +1,6 @@
 """Point-in-time rules: cutoffs, statutory deadlines, Beijing-day windows, known-at per dataset.
 
-Every `known_at` in the lake is computed by a function in this module (DESIGN.md §1, §3).
+Every `known_at` in the lake is computed by a function in this module (docs/design.md §1, §3).
 """
 
 from __future__ import annotations

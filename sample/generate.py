@@ -2,7 +2,7 @@
 
 Everything here is SYNTHETIC. One "truth" per issuer (a random walk inside the board's price
 limit, volumes, share counts, three quarters of statements) is rendered into each vendor's own
-format (docs/replay-format.md, ../shared/vendor-reference.md), so the vendors agree with each other
+format (docs/replay-format.md, docs/vendor-reference.md), so the vendors agree with each other
 the way real ones do, units and quirks included. The edge cases the tests and the README demo rely
 on are planted on fixed dates (sample/README.md lists them).
 
@@ -996,7 +996,7 @@ def sina_hfq_factor(bars: dict[str, list[Bar]]) -> list[dict]:
 
 
 def tencent_volume_in_lots(iss: Issuer) -> bool:
-    """The AkShare bug: sz000xxx volumes are left in 手 (vendor-reference §2.3)."""
+    """The AkShare bug: sz000xxx volumes are left in 手 (docs/vendor-reference.md §2.3)."""
     return iss.sina.startswith("sz000")
 
 

@@ -10,7 +10,7 @@ Served over HTTP, the same simulated market exercises that path end to end:
     PYTHONPATH=. .venv/bin/python -m benchmarks.simvendor.http --port 8765 --symbols 5300 \
         --latency 0.15 --quota daily=500 --token test-token
 
-Protocol (vendor-reference.md §7.1): `POST <url>/<api_name>` with the JSON body
+Protocol (docs/vendor-reference.md §7.1): `POST <url>/<api_name>` with the JSON body
 `{api_name, token, params, fields}`. Replies, always HTTP 200 unless said otherwise:
 - success → `{"request_id", "code": 0, "msg": "", "data": {"fields", "items", "has_more"}}`;
   `fields` in the request (text "a,b" or a list) picks and orders the columns (unknown names are

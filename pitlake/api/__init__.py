@@ -1,4 +1,4 @@
-"""The query API for agents and people (DESIGN.md §8).
+"""The query API for agents and people (docs/design.md §8).
 
 - `pitlake.api.service.QueryService`: the one place task-shaped questions become `Lake` reads
   and envelopes (pin, snapshot, freshness, fault handling, redaction). The HTTP app, the

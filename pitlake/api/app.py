@@ -1,6 +1,6 @@
 """The HTTP API (`pitlake serve`): task-shaped, read-only GET endpoints over one lake.
 
-Every endpoint answers the envelope of DESIGN.md §8 (see `pitlake.api.models`), produced by
+Every endpoint answers the envelope of docs/design.md §8 (see `pitlake.api.models`), produced by
 `pitlake.api.service.QueryService` — the same code the CLI and the MCP server call. The HTTP
 status rules are in `pitlake.api.errors`. The API works offline, /docs included: its assets are
 served from installed files (`pitlake.api.docs`; there is no /redoc).

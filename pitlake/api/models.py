@@ -1,4 +1,4 @@
-"""Pydantic models of the answer envelope (DESIGN.md §8), for the OpenAPI schema.
+"""Pydantic models of the answer envelope (docs/design.md §8), for the OpenAPI schema.
 
 They document and type what `pitlake.envelope.Result.to_dict()` produces; the endpoints serve
 the service's JSON directly (no per-request model validation on the hot path), and the

@@ -120,7 +120,7 @@ STORAGE_ERRORS: tuple[type[BaseException], ...] = (duckdb.Error, pa.ArrowExcepti
 
 @dataclass
 class Answer:
-    """One envelope (DESIGN.md §8) plus, when nothing could be vouched for, why."""
+    """One envelope (docs/design.md §8) plus, when nothing could be vouched for, why."""
 
     envelope: dict[str, Any]
     fault: Fault | None = None
@@ -756,7 +756,7 @@ class QueryService:
         (any scope), and the whole-market ledger status of `latest` itself.
 
         The ledger as it stands now, like every data answer: a backfill run later counts for
-        earlier as-ofs, because the data endpoints serve its rows for them too (DESIGN.md §10:
+        earlier as-ofs, because the data endpoints serve its rows for them too (docs/design.md §10:
         a backfill queried as of D equals what a nightly run on D would have served)."""
         t = ledger_table.c
         latest_ok = self.catalog.latest_ok_dates(latest)

@@ -1,4 +1,4 @@
-"""Forward/backward price adjustment at read time (DESIGN.md §1 rule 5).
+"""Forward/backward price adjustment at read time (docs/design.md §1 rule 5).
 
 The lake stores raw prices and one vendor's cumulative (hfq-type) factor series per symbol:
   hfq(t) = raw(t) × factor(t)

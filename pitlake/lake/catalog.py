@@ -1,4 +1,4 @@
-"""The catalog (DESIGN.md §5): runs, the fetch ledger, partition files, validations, quarantine.
+"""The catalog (docs/design.md §5): runs, the fetch ledger, partition files, validations, quarantine.
 
 SQLAlchemy Core on any URL: `sqlite:///<lake>/catalog.db` by default, `PITLAKE_CATALOG_URL` or an
 explicit URL otherwise (PostgreSQL through psycopg 3: `postgresql+psycopg://…`).

@@ -1,4 +1,4 @@
-"""As-of reads: `pitlake.Lake(path)` (DESIGN.md §1, §8).
+"""As-of reads: `pitlake.Lake(path)` (docs/design.md §1, §8).
 
 Every read validates its inputs before touching a file (bad input → INVALID_ARGUMENTS), never
 returns a row with `known_at` after the cutoff, and answers with the `Result` envelope whose

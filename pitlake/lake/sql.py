@@ -5,8 +5,8 @@ from the store. "Latest version as known at T" is the newest visible row per key
 version is served as NULL, never filled from an older version): `QUALIFY row_number()` over the
 key, newest known_at first, ties to the later ingestion. Per *key* most groups hold one version,
 and there the window beats `arg_max(row struct) … GROUP BY key` (measured on 788k statement
-versions: 5.2 s vs 8.0 s on a loaded machine, 1.3 s vs 2.4 s earlier). The stack-notes' opposite
-finding is for "latest row per *symbol*", where each group holds a symbol's whole history.
+versions: 5.2 s vs 8.0 s on a loaded machine, 1.3 s vs 2.4 s earlier). The opposite finding in
+docs/stack-notes.md is for "latest row per *symbol*", where each group holds a symbol's whole history.
 """
 
 from __future__ import annotations

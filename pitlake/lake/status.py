@@ -1,4 +1,4 @@
-"""How the ledger becomes an answer's status (DESIGN.md §1 rule 9, §8).
+"""How the ledger becomes an answer's status (docs/design.md §1 rule 9, §8).
 
 Status comes from what the lake knows about its fetches, never from a row count: a requested
 scope (a symbol, or the whole market '*', on one session) without rows is NO_DATA only when the

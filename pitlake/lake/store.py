@@ -1,4 +1,4 @@
-"""The Parquet side of the lake: curated partitions, the raw zone and quarantine (DESIGN.md §5).
+"""The Parquet side of the lake: curated partitions, the raw zone and quarantine (docs/design.md §5).
 
 Curated data is append-only and versioned. A batch row whose key already holds a version with
 the same values adds nothing; a changed row becomes a new version. When a changed row carries no

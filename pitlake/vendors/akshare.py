@@ -4,7 +4,7 @@ Per dataset the three adapter steps are `build_queries` (the first calls), `coll
 plus the calls that depend on earlier answers: the per-symbol bar fallback East Money → Sina →
 Tencent, the statements of the companies a notice list names, the seats of each dragon-tiger
 listing) and `transform` (vendor-native frames → the dataset's canonical columns).
-Vendor facts come from vendor-reference.md (§2.1–2.3 bars, §2.2 factors, §3.2 calendar, §4.3/4.6
+Vendor facts come from docs/vendor-reference.md (§2.1–2.3 bars, §2.2 factors, §3.2 calendar, §4.3/4.6
 statements, §5 news, §6 dragon-tiger); units, symbol forms and known-at rules from pitlake core.
 
 News feeds that stamp times with the host's local zone (`stock_info_global_ths`, `..._futu`) are

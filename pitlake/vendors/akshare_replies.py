@@ -2,7 +2,7 @@
 
 akshare 1.19.5 often answers "no rows" by raising from its own parser: `stock_notice_report` on a
 day without notices raises `KeyError('代码')`, `stock_news_em` on a symbol without hits
-`KeyError('code')`, a company without periods `KeyError('REPORT_DATE')` (vendor-reference.md
+`KeyError('code')`, a company without periods `KeyError('REPORT_DATE')` (docs/vendor-reference.md
 §7a). The same exception types also mean "the vendor changed its format". Two things tell them
 apart, and both are used:
 

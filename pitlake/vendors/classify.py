@@ -1,10 +1,10 @@
-"""Vendor failures → the typed errors of `pitlake.errors` (DESIGN.md §4), one function per vendor.
+"""Vendor failures → the typed errors of `pitlake.errors` (docs/design.md §4), one function per vendor.
 
 Vendors signal failure in their own ways: Tushare raises a plain `Exception` carrying a Chinese
 server message; AkShare lets `requests`, `curl_cffi`, JSON decoders and pandas raise whatever they
 raise, and answers "no rows" with odd shapes (a column-less frame, a `TypeError`, a `ValueError`).
 Everything downstream (retry, router, ledger) reacts to the *type* alone, so every native failure
-passes through here exactly once, live or replayed. Facts: vendor-reference.md §7.
+passes through here exactly once, live or replayed. Facts: docs/vendor-reference.md §7.
 
 Library exception classes are recognised by module and name, not imported: importing akshare
 costs a second or more, and a missing library must not break classification.
@@ -142,7 +142,7 @@ _NONE_SUBSCRIPT = re.compile(r"'NoneType' object is not subscriptable")
 
 
 def classify_akshare(exc: BaseException, *, endpoint: str = "") -> PitlakeError:
-    """Any exception met while calling AkShare → a typed error (vendor-reference.md §7.2)."""
+    """Any exception met while calling AkShare → a typed error (docs/vendor-reference.md §7.2)."""
     if isinstance(exc, PitlakeError):
         return _where(exc, "akshare", endpoint)
     kw: dict[str, Any] = {"vendor": "akshare", "endpoint": endpoint}

@@ -1,4 +1,4 @@
-"""The news key: one id per news item, whichever feed carried it (DESIGN.md §3, `news`).
+"""The news key: one id per news item, whichever feed carried it (docs/design.md §3, `news`).
 
 The id hashes the normalised title with the publish instant, so the same item from Tushare and
 from an AkShare feed is one row whose `sources` lists both. Every adapter builds ids here.

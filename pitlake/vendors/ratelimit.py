@@ -1,4 +1,4 @@
-"""Per-vendor token buckets: stay under the vendor's quota instead of hitting it (DESIGN.md §4).
+"""Per-vendor token buckets: stay under the vendor's quota instead of hitting it (docs/design.md §4).
 
 Tushare caps calls per endpoint per minute (≈500/min at the basic tier, ≈200/min for statements
 at 2000 points); East Money and Sina block IPs that call too fast. A `RateLimiter` holds one bucket

@@ -1,4 +1,4 @@
-"""In-call retries driven by the error type (DESIGN.md §4), and the client wrapper that applies them.
+"""In-call retries driven by the error type (docs/design.md §4), and the client wrapper that applies them.
 
 - `VendorRateLimitError` → retried, waiting `retry_after` when the vendor says how long, else
   exponential backoff with jitter; a wait that would overrun the call's time budget ends the

@@ -1,6 +1,6 @@
 """The router: try each vendor of a dataset's chain in order, and say exactly what happened.
 
-Rules (DESIGN.md §4):
+Rules (docs/design.md §4):
 - A bad request (unknown dataset, unparseable symbol) raises InvalidArgumentsError before any
   vendor call. An adapter that rejects the request as invalid without calling anything is
   skipped; if every vendor rejects it so, the InvalidArgumentsError is raised.

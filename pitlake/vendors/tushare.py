@@ -1,4 +1,4 @@
-"""Tushare Pro → canonical rows (vendor-reference.md §2.4–2.6, §3.1, §4.1–4.2, §5.3, §6.3).
+"""Tushare Pro → canonical rows (docs/vendor-reference.md §2.4–2.6, §3.1, §4.1–4.2, §5.3, §6.3).
 
 Each dataset is three steps: `build_queries` (the Tushare calls, native params), `extract` (one
 call through the client; column-less or drifted frames become typed errors, never data) and
@@ -60,7 +60,7 @@ RANGE_CALL_MAX_DAYS = 2000
 UNIT_CHECK_TOLERANCE = 3.0
 
 # top_list amounts: the doc states no unit; third-party schemas agree they are 元 [UNVERIFIED,
-# vendor-reference §6.3]. top_inst buy/sell/net_buy are documented as 元.
+# docs/vendor-reference.md §6.3]. top_inst buy/sell/net_buy are documented as 元.
 
 
 def top_list_amount_to_yuan(v: pd.Series) -> pd.Series:
@@ -105,7 +105,7 @@ NEWS_SOURCES: tuple[str, ...] = tuple(
     "sina wallstreetcn 10jqka eastmoney yuncaijing fenghuang jinrongjie cls yicai".split()
 )
 NEWS_ROWS_PER_CALL = 1500  # `news` cap per call; a full answer may be truncated → split
-MAJOR_NEWS_ROWS_PER_CALL = 400  # `major_news` cap per call (vendor-reference §7a)
+MAJOR_NEWS_ROWS_PER_CALL = 400  # `major_news` cap per call (docs/vendor-reference.md §7a)
 # major_news leaves `content` out unless `fields` names it ("默认不显示，需要在fields里指定").
 MAJOR_NEWS_FIELDS = "title,content,pub_time,src"
 NEWS_MIN_WINDOW = timedelta(minutes=1)  # never split a window below this

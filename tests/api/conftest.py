@@ -84,7 +84,7 @@ META_KEYS = {"rows", "known_at_max", "vendor_trace", "pinned"}
 
 
 def assert_envelope(body: dict[str, Any]) -> dict[str, Any]:
-    """The same keys everywhere (DESIGN.md §8)."""
+    """The same keys everywhere (docs/design.md §8)."""
     assert set(body) == ENVELOPE_KEYS, sorted(set(body) ^ ENVELOPE_KEYS)
     assert META_KEYS <= set(body["meta"]), sorted(META_KEYS - set(body["meta"]))
     assert isinstance(body["data"], list) and isinstance(body["retryable"], bool)

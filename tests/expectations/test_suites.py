@@ -26,7 +26,7 @@ def test_every_expectation_is_named_described_and_graded(dataset: str) -> None:
 
 @pytest.mark.parametrize("dataset", list(SCHEMAS))
 def test_suite_survives_a_json_round_trip(dataset: str) -> None:
-    """Reloading drops expectations whose class is not registered (stack-notes); ours,
+    """Reloading drops expectations whose class is not registered (docs/stack-notes.md); ours,
     including the custom Arrow-schema one, are registered by importing expectations."""
     text = json.dumps(suite_json(dataset), default=str)
     reloaded = gx.ExpectationSuite(**json.loads(text))

@@ -1,5 +1,5 @@
 """Vendor-native AkShare frames (Chinese columns, datetime.date cells, factor strings) and a stub
-client, so the adapter is tested on exactly the shapes akshare 1.19.5 returns (vendor-reference
+client, so the adapter is tested on exactly the shapes akshare 1.19.5 returns (docs/vendor-reference.md
 §2–§6) without any network."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The router through every row of DESIGN.md §4, with small fake adapters over real replay clients.
+"""The router through every row of docs/design.md §4, with small fake adapters over real replay clients.
 
 The fake adapters are deliberately minimal: what is under test is the chain, the statuses, the
 retries and the trace, not normalisation (the real adapters have their own tests).

@@ -1,5 +1,5 @@
 """Vendor-native Tushare Pro frames and a stub client, so the adapter is tested on the shapes
-tushare 1.4.29 returns (vendor-reference §2.4–§6.3): `'YYYYMMDD'` strings, rows newest first,
+tushare 1.4.29 returns (docs/vendor-reference.md §2.4–§6.3): `'YYYYMMDD'` strings, rows newest first,
 vol in 手, amount in 千元, daily_basic shares in 万股 and caps in 万元."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ wire-level contract tests, test_wire_tushare*.py).
 The replies live in tests/vendors/wire/tushare/: `<endpoint>.json` holds that endpoint's
 `normal` and `empty` answers, `failures.json` the answers any endpoint can give (a blocked or
 HTML page, an HTTP error page, the rate-limit and permission refusals, a bad token). Each reply
-cites where its shape is defined: vendor-reference.md and the tushare SDK's reading of the
+cites where its shape is defined: docs/vendor-reference.md and the tushare SDK's reading of the
 protocol (.venv/lib/python3.11/site-packages/tushare/pro/client.py:33-52). Only the HTTP layer is
 replaced (`HttpReplay`, which patches requests' transport); the client, the retry wrapper, the
 adapter and the router are pitlake's own.
