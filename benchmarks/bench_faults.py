@@ -41,7 +41,7 @@ from typing import Any
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
 from benchmarks.simvendor.client import OK, STALE, day_of
 from pitlake import ingest as core
-from pitlake.lake.catalog import SUCCESSFUL_FETCH
+from pitlake.statuses import SUCCESSFUL_FETCH
 from pitlake.vendors.retry import RetryPolicy
 from schemas import get as get_schema
 

@@ -37,10 +37,11 @@ import pyarrow.compute as pc
 
 from benchmarks.synth import DEFAULT_OUT, lake_size, read_summary
 from pitlake.calendar import sessions_between
-from pitlake.envelope import Result, ResultStatus
+from pitlake.envelope import Result
 from pitlake.lake.adjust import PRICE_COLUMNS
 from pitlake.lake.query import Lake
 from pitlake.pit import parse_cutoff
+from pitlake.statuses import ResultStatus
 from schemas import get as get_schema
 
 OUT = Path(__file__).resolve().parent / "out"

@@ -44,10 +44,10 @@ import numpy as np
 import pandas as pd
 
 from pitlake.calendar import XSHG, at_beijing, sessions_between
-from pitlake.envelope import LedgerStatus
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.store import LakeStore, WriteResult
 from pitlake.pit import apply_known_at, statutory_deadline
+from pitlake.statuses import LedgerStatus
 from pitlake.symbols import ST_LIMIT_ENDS, Board, canonical, parse
 from schemas import get as get_schema
 from schemas.financials import LINE_ITEMS, STATEMENTS, items_for

@@ -35,9 +35,9 @@ from expectations.verdict import (
     utc_now,
 )
 from pitlake.calendar import beijing, to_date
-from pitlake.envelope import LedgerStatus
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import KnownAtBasis, end_of_beijing_day, iso_beijing, latest_admissible_known_at
+from pitlake.statuses import LedgerStatus
 from schemas import BITEMPORAL_COLUMNS, SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pitlake.envelope import LedgerStatus
 from pitlake.pit import iso_beijing
+from pitlake.statuses import GATE_LEDGER_ORDER, LedgerStatus
 
 SAMPLE_ROWS = 5  # rows kept per failed expectation
 MAX_TEXT = 200  # long strings (news bodies) are cut in samples
@@ -130,7 +130,10 @@ class FailedExpectation:
         return cls(**{**d, "severity": Severity(d["severity"])})
 
 
-_LEDGER_RANK = {LedgerStatus.OK: 0, LedgerStatus.REJECTED: 1, LedgerStatus.NOT_READY: 2}
+def _gate_rank(status: LedgerStatus) -> int:
+    """Position in GATE_LEDGER_ORDER; any other status weighs as REJECTED."""
+    order = GATE_LEDGER_ORDER
+    return order.index(status) if status in order else order.index(LedgerStatus.REJECTED)
 
 
 @dataclass
@@ -264,7 +267,7 @@ class Verdict:
             raise ValueError(f"cannot combine verdicts of {self.dataset} and {other.dataset}")
         order = [Outcome.PASS, Outcome.WARN, Outcome.REJECT]
         outcome = max(self.outcome, other.outcome, key=order.index)
-        ledger = max(self.ledger_status, other.ledger_status, key=lambda s: _LEDGER_RANK.get(s, 1))
+        ledger = max(self.ledger_status, other.ledger_status, key=_gate_rank)
         if outcome is not Outcome.REJECT:
             ledger = LedgerStatus.OK
         return Verdict(

@@ -12,7 +12,7 @@ from flows import runtime
 from flows.report import publish
 from pitlake import ingest as core
 from pitlake.calendar import is_session, latest_closed_session, to_date
-from pitlake.envelope import LedgerStatus
+from pitlake.statuses import RUN_DONE, LedgerStatus
 from pitlake.symbols import canonical_many
 from pitlake.vendors.registry import parse_source
 from tasks.ingest import fail_units, finish_run, ingest_unit, skip_dataset, start_run
@@ -60,7 +60,7 @@ def nightly(
             outcomes = _ingest_session(spec, day, names, syms, not_ready_retries, delay)
         summary = core.summarize(outcomes)
         summary["scope"] = f"session {day}, run {spec.run_id}"
-        if replay and any(d["status"] == "NOT_READY" for d in summary["datasets"]):
+        if replay and any(d["status"] == LedgerStatus.NOT_READY for d in summary["datasets"]):
             summary["note"] = (
                 f"the replay holds no rows for {day} for the NOT_READY datasets; a replay "
                 "publishes nothing later, so they were not waited for (give --date a session "
@@ -75,7 +75,7 @@ def nightly(
     bad = [
         f"{d['dataset']}={d['status']}"
         for d in summary["datasets"]
-        if LedgerStatus(d["status"]) not in core.LEDGER_SUCCESS
+        if LedgerStatus(d["status"]) not in RUN_DONE
     ]
     return Failed(message=f"nightly {day}: {', '.join(bad)}", data=summary)
 

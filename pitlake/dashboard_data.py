@@ -38,6 +38,7 @@ from pitlake.lake.catalog import (
     runs_table,
 )
 from pitlake.pit import iso_beijing, parse_cutoff
+from pitlake.statuses import DASHBOARD_CELL_CODE, DASHBOARD_CELL_ORDER, LedgerStatus
 
 STALE_ENV = "PITLAKE_STALE_SESSIONS"
 DEFAULT_STALE_SESSIONS = 1
@@ -73,34 +74,25 @@ class StatusStyle:
         }
 
 
+# The label and meaning of each ledger status; its letter and its rank come from pitlake/statuses.py.
+_EXPLAINED: dict[LedgerStatus, tuple[str, str]] = {
+    LedgerStatus.OK: (LedgerStatus.OK.value, "fetched, validated and written"),
+    LedgerStatus.NO_DATA: ("no data", "the vendor answered with no rows (e.g. no listings)"),
+    LedgerStatus.NOT_READY: ("not ready", "not published yet (or an older date came back)"),
+    LedgerStatus.RATE_LIMITED: ("rate limited", "the vendor's quota ran out"),
+    LedgerStatus.PERMISSION_DENIED: ("permission denied", "the token lacks the right"),
+    LedgerStatus.UPSTREAM_ERROR: ("upstream error", "transport error, 5xx, timeout"),
+    LedgerStatus.REJECTED: ("rejected", "the gate quarantined the batch"),
+    LedgerStatus.NOT_CONFIGURED: ("not configured", "no token or library for a vendor"),
+    LedgerStatus.SKIPPED: ("skipped", "not a session: nothing to fetch"),
+}
 STATUS_STYLES: tuple[StatusStyle, ...] = (
-    StatusStyle("OK", "✓", "OK", "fetched, validated and written"),
-    StatusStyle("NO_DATA", "N", "no data", "the vendor answered with no rows (e.g. no listings)"),
-    StatusStyle("NOT_READY", "W", "not ready", "not published yet (or an older date came back)"),
-    StatusStyle("RATE_LIMITED", "R", "rate limited", "the vendor's quota ran out"),
-    StatusStyle("PERMISSION_DENIED", "P", "permission denied", "the token lacks the right"),
-    StatusStyle("UPSTREAM_ERROR", "E", "upstream error", "transport error, 5xx, timeout"),
-    StatusStyle("REJECTED", "X", "rejected", "the gate quarantined the batch"),
-    StatusStyle("NOT_CONFIGURED", "C", "not configured", "no token or library for a vendor"),
-    StatusStyle("SKIPPED", "S", "skipped", "not a session: nothing to fetch"),
+    *(StatusStyle(s.value, DASHBOARD_CELL_CODE[s], *_EXPLAINED[s]) for s in _EXPLAINED),
     StatusStyle(NEVER, "·", "never fetched", "no ledger entry for this dataset and session"),
 )
 STYLE_OF: dict[str, StatusStyle] = {s.status: s for s in STATUS_STYLES}
 
-# Which status a cell shows when several entries fall on it: failures first (someone must act),
-# then data, then the benign rest.
-CELL_PRECEDENCE: tuple[str, ...] = (
-    "REJECTED",
-    "UPSTREAM_ERROR",
-    "PERMISSION_DENIED",
-    "RATE_LIMITED",
-    "NOT_READY",
-    "NOT_CONFIGURED",
-    "OK",
-    "NO_DATA",
-    "SKIPPED",
-)
-_RANK = {s: i for i, s in enumerate(CELL_PRECEDENCE)}
+_RANK: dict[str, int] = {s.value: i for i, s in enumerate(DASHBOARD_CELL_ORDER)}
 
 
 def worst_status(statuses: Iterable[str]) -> str:
@@ -360,7 +352,7 @@ def coverage(
     window_keyed = {ds: ds not in schemas.TRADE_DATE_DATASETS for ds in datasets}
 
     def parts_at(ds: str, d: date, status: str) -> _CellParts | None:
-        if status == "SKIPPED" and d not in index:
+        if status == LedgerStatus.SKIPPED and d not in index:
             return None  # a non-session: it has no column of its own
         col = _column(d, ds, index, window_keyed.get(ds, True))
         if col is None:

@@ -1,76 +1,17 @@
-"""The answer envelope every read returns (docs/design.md §8), and its status vocabularies.
-
-Statuses are defined here once; the ledger, the API, the CLI and the dashboard import them.
-"""
+"""The answer envelope every read returns (docs/design.md §8); its statuses live in
+pitlake/statuses.py."""
 
 from __future__ import annotations
 
 import copy
 import json
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
+
+from pitlake.statuses import BENIGN_ANSWER, RETRYABLE_STATUSES, DateStatus, ResultStatus
 
 if TYPE_CHECKING:  # kept off the import path: the CLI's --help must stay fast
     import pandas as pd
     import pyarrow as pa
-
-
-class ResultStatus(StrEnum):
-    OK = "OK"
-    NO_DATA = "NO_DATA"
-    NOT_READY = "NOT_READY"
-    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
-    PERMISSION_DENIED = "PERMISSION_DENIED"
-    RATE_LIMITED = "RATE_LIMITED"
-    NOT_CONFIGURED = "NOT_CONFIGURED"
-    UPSTREAM_ERROR = "UPSTREAM_ERROR"
-    UNKNOWN = "UNKNOWN"
-
-
-class LedgerStatus(StrEnum):
-    """What the ledger records for one fetch unit (dataset × session/period × symbol)."""
-
-    OK = "OK"
-    NO_DATA = "NO_DATA"
-    NOT_READY = "NOT_READY"
-    RATE_LIMITED = "RATE_LIMITED"
-    PERMISSION_DENIED = "PERMISSION_DENIED"
-    NOT_CONFIGURED = "NOT_CONFIGURED"
-    UPSTREAM_ERROR = "UPSTREAM_ERROR"
-    REJECTED = "REJECTED"
-    SKIPPED = "SKIPPED"
-
-
-# A run is Completed only if every dataset ended in one of these.
-LEDGER_SUCCESS: frozenset[LedgerStatus] = frozenset(
-    {LedgerStatus.OK, LedgerStatus.NO_DATA, LedgerStatus.NOT_CONFIGURED, LedgerStatus.SKIPPED}
-)
-
-# How a ledger status reads to an agent asking for that data.
-RESULT_FOR_LEDGER: dict[LedgerStatus, ResultStatus] = {
-    LedgerStatus.OK: ResultStatus.OK,
-    LedgerStatus.NO_DATA: ResultStatus.NO_DATA,
-    LedgerStatus.NOT_READY: ResultStatus.NOT_READY,
-    LedgerStatus.RATE_LIMITED: ResultStatus.RATE_LIMITED,
-    LedgerStatus.PERMISSION_DENIED: ResultStatus.PERMISSION_DENIED,
-    LedgerStatus.NOT_CONFIGURED: ResultStatus.NOT_CONFIGURED,
-    LedgerStatus.UPSTREAM_ERROR: ResultStatus.UPSTREAM_ERROR,
-    # A rejected batch was stale or bad: nothing for that date is servable yet.
-    LedgerStatus.REJECTED: ResultStatus.NOT_READY,
-    LedgerStatus.SKIPPED: ResultStatus.NO_DATA,
-}
-
-RETRYABLE_STATUSES: frozenset[ResultStatus] = frozenset(
-    {ResultStatus.NOT_READY, ResultStatus.RATE_LIMITED, ResultStatus.UPSTREAM_ERROR}
-)
-
-
-class DateStatus(StrEnum):
-    CURRENT = "CURRENT"
-    LATEST_TRADING_DAY = "LATEST_TRADING_DAY"
-    STALE = "STALE"
-    NOT_APPLICABLE = "NOT_APPLICABLE"
-    UNKNOWN = "UNKNOWN"
 
 
 def _nested_as_arrow(t: Any) -> Any:
@@ -196,7 +137,7 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        return self.status in (ResultStatus.OK, ResultStatus.NO_DATA)
+        return self.status in BENIGN_ANSWER
 
     def envelope(self) -> dict[str, Any]:
         """Every envelope field but the rows (what headers and Arrow metadata carry)."""

@@ -6,7 +6,7 @@ so a new failure mode either fits one of these reactions or earns a new type.
 
 from __future__ import annotations
 
-from pitlake.envelope import ResultStatus
+from pitlake.statuses import ResultStatus, wire_kind
 
 
 class PitlakeError(Exception):
@@ -119,12 +119,15 @@ class DataNotReadyError(VendorError):
     retryable = True  # later, at flow level — not by the in-call retry policy
 
 
-# The ledger/replay vocabulary for each error type, defined once.
+# The replay vocabulary for each error type: its status in lowercase (`wire_kind`).
 ERROR_BY_KIND: dict[str, type[VendorError]] = {
-    "rate_limited": VendorRateLimitError,
-    "not_configured": VendorNotConfiguredError,
-    "permission_denied": VendorPermissionError,
-    "upstream_error": VendorError,
-    "no_data": NoMarketDataError,
-    "not_ready": DataNotReadyError,
+    wire_kind(cls.status): cls
+    for cls in (
+        VendorRateLimitError,
+        VendorNotConfiguredError,
+        VendorPermissionError,
+        VendorError,
+        NoMarketDataError,
+        DataNotReadyError,
+    )
 }

@@ -25,7 +25,6 @@ import pandas as pd
 import schemas
 from pitlake import progress
 from pitlake.calendar import now_beijing, sessions_between
-from pitlake.envelope import LEDGER_SUCCESS, LedgerStatus
 from pitlake.errors import (
     InvalidArgumentsError,
     PitlakeError,
@@ -33,12 +32,13 @@ from pitlake.errors import (
     VendorNotConfiguredError,
     VendorPermissionError,
 )
-from pitlake.lake.catalog import SUCCESSFUL_FETCH, WHOLE_MARKET, Catalog
+from pitlake.lake.catalog import WHOLE_MARKET, Catalog
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
 from pitlake.lake.lease import coordinator_for
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import iso_beijing
+from pitlake.statuses import RUN_DONE, SUCCESSFUL_FETCH, LedgerStatus
 from pitlake.symbols import canonical_many
 from pitlake.vendors.base import FetchRequest, RawResponse
 from pitlake.vendors.registry import build_router, parse_source
@@ -141,7 +141,7 @@ class UnitOutcome:
 
     @property
     def succeeded(self) -> bool:
-        return LedgerStatus(self.status) in LEDGER_SUCCESS
+        return LedgerStatus(self.status) in RUN_DONE
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -588,7 +588,7 @@ def _record_ledger(
                     if not rows and scope == WHOLE_MARKET and unit.dataset in MARKET_NEVER_EMPTY:
                         s = LedgerStatus.NOT_READY
                         msg = f"no {unit.dataset} rows for session {d}: not published yet"
-            if s not in LEDGER_SUCCESS:
+            if s not in RUN_DONE:
                 worst, worst_msg = s, msg
             env.catalog.record_ledger(
                 unit.dataset,
@@ -768,7 +768,9 @@ def not_a_session(day: date) -> str:
 def skip(env: RunEnv, dataset: str, day: date, reason: str) -> UnitOutcome:
     """A non-session date: nothing to fetch, recorded so the ledger says why."""
     env.catalog.record_ledger(dataset, day, LedgerStatus.SKIPPED, message=reason, run_id=env.run_id)
-    return UnitOutcome(dataset=dataset, date_key=day.isoformat(), status="SKIPPED", message=reason)
+    return UnitOutcome(
+        dataset=dataset, date_key=day.isoformat(), status=LedgerStatus.SKIPPED, message=reason
+    )
 
 
 def summarize(outcomes: Sequence[UnitOutcome]) -> dict[str, Any]:
@@ -806,15 +808,17 @@ def summarize(outcomes: Sequence[UnitOutcome]) -> dict[str, Any]:
                 s["expectations"].append(name)
         if not o.succeeded:
             s["failed_units"].append(o.to_dict())
-            if s["status"] is None or LedgerStatus(s["status"]) in LEDGER_SUCCESS:
+            if s["status"] is None or LedgerStatus(s["status"]) in RUN_DONE:
                 s["status"], s["message"] = o.status, o.message
     for s in per.values():
         if s["status"] is None:  # nothing failed
             counts = s["statuses"]
-            s["status"] = "OK" if "OK" in counts else max(counts, key=counts.get)
-            if s["status"] != "OK":  # why it is benign: SKIPPED says which non-session
+            s["status"] = (
+                LedgerStatus.OK if LedgerStatus.OK in counts else max(counts, key=counts.get)
+            )
+            if s["status"] != LedgerStatus.OK:  # why it is benign: SKIPPED says which non-session
                 s["message"] = first_message.get((s["dataset"], s["status"]), "")
-    completed = all(LedgerStatus(s["status"]) in LEDGER_SUCCESS for s in per.values())
+    completed = all(LedgerStatus(s["status"]) in RUN_DONE for s in per.values())
     return {
         "completed": completed,
         "datasets": list(per.values()),

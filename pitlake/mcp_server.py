@@ -30,7 +30,8 @@ from pydantic import ValidationError as PydanticValidationError
 from pitlake import __version__
 from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.api.service import Answer, QueryService
-from pitlake.envelope import Result, ResultStatus
+from pitlake.envelope import Result
+from pitlake.statuses import ResultStatus
 
 MAX_ERRORS_SHOWN = 5
 

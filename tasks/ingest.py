@@ -15,6 +15,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from pitlake import ingest as core
+from pitlake.statuses import LedgerStatus
 
 
 def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
@@ -95,7 +96,7 @@ def ingest_unit(
     except Exception as e:
         return core.fail_units(core.env_for(spec), [unit], e, step=step)[0]
     attempt = task_run.run_count
-    if out.status == "NOT_READY" and attempt <= not_ready_retries:
+    if out.status == LedgerStatus.NOT_READY and attempt <= not_ready_retries:
         get_run_logger().warning(
             "not published yet: %s; fetching again in %.0f s (refetch %d of %d)",
             unit.label,

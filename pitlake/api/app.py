@@ -30,9 +30,10 @@ from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, Sta
 from pitlake.api.redact import install_log_redaction
 from pitlake.api.service import Answer, QueryService, lake_missing
 from pitlake.api.timing import ServerTiming
-from pitlake.envelope import Result, ResultStatus
+from pitlake.envelope import Result
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
+from pitlake.statuses import ResultStatus
 
 log = logging.getLogger("pitlake.api")
 

@@ -11,7 +11,8 @@ import hmac
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pitlake.api.errors import send_envelope
-from pitlake.envelope import Result, ResultStatus
+from pitlake.envelope import Result
+from pitlake.statuses import ResultStatus
 
 ENV_TOKEN = "PITLAKE_API_TOKEN"
 OPEN_PATHS: frozenset[str] = frozenset({"/healthz"})

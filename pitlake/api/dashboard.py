@@ -26,6 +26,7 @@ from pitlake.api.redact import redact_obj
 from pitlake.dashboard_data import STYLE_OF, build_dashboard
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import Catalog
+from pitlake.statuses import RUN_DONE, ResultStatus
 
 STATIC_DIR = Path(__file__).with_name("static")
 STATIC_FILES: dict[str, str] = {
@@ -126,7 +127,9 @@ def dashboard_json(request: Request, as_of: str | None = AsOf) -> Response:
         data = dashboard_content(request, as_of)
     except InvalidArgumentsError as e:
         return JSONResponse(
-            {"error": "INVALID_ARGUMENTS", "message": str(e)}, 400, headers=SECURITY_HEADERS
+            {"error": ResultStatus.INVALID_ARGUMENTS.value, "message": str(e)},
+            400,
+            headers=SECURITY_HEADERS,
         )
     return JSONResponse(data, headers=SECURITY_HEADERS)
 
@@ -248,12 +251,11 @@ STATE_TEXT = {
     "stale": ("✗", "stale"),
     "never": ("—", "never fetched"),
 }
-BENIGN_RUN_STATUSES = frozenset({"OK", "NO_DATA", "NOT_CONFIGURED", "SKIPPED"})
 
 
 def _chip(status: str | None, text: str) -> str:
     status = status or "NEVER"
-    kind = "good" if status in BENIGN_RUN_STATUSES else "bad"
+    kind = "good" if status in RUN_DONE else "bad"
     code = STYLE_OF[status].code if status in STYLE_OF else "?"
     return f'<span class="chip chip-{kind}" title="{esc(status)}">{esc(code)} {esc(text)}</span>'
 
@@ -365,7 +367,7 @@ def _freshness(d: Mapping[str, Any]) -> str:
         last = ""
         if f["last_attempt"]:
             last = f"{esc(f['last_attempt'])} {_chip(f['last_attempt_status'], f['last_attempt_status'] or '')}"
-            if f["last_attempt_status"] not in BENIGN_RUN_STATUSES and f["last_attempt_message"]:
+            if f["last_attempt_status"] not in RUN_DONE and f["last_attempt_message"]:
                 last += f'<div class="small muted">{esc(f["last_attempt_message"])}</div>'
         rows.append(
             f'<tr data-dataset="{esc(f["dataset"])}" data-state="{esc(f["state"])}">'

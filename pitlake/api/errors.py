@@ -25,7 +25,8 @@ from fastapi.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pitlake.api.service import Answer, Fault, fault_envelope
-from pitlake.envelope import Result, ResultStatus
+from pitlake.envelope import Result
+from pitlake.statuses import ResultStatus
 
 log = logging.getLogger("pitlake.api")
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlencode
 
+from pitlake.statuses import ResultStatus
+
 if TYPE_CHECKING:
     import pyarrow as pa
     from fastapi import FastAPI
@@ -211,7 +213,7 @@ def respond(answer: Answer, status_code: int | None = None) -> Response:
 
     wanted = _WANTED.get()
     result = answer.result
-    usable = answer.fault is None and answer.status.value != "INVALID_ARGUMENTS"
+    usable = answer.fault is None and answer.status is not ResultStatus.INVALID_ARGUMENTS
     if wanted.columnar and result is not None and result.table is not None and usable:
         return _columnar(answer, result, wanted.format)
     if wanted.paged and result is not None:

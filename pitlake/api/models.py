@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pitlake.envelope import DateStatus, ResultStatus
+from pitlake.statuses import DateStatus, ResultStatus
 
 
 class Meta(BaseModel):

@@ -46,7 +46,7 @@ from pitlake.api.params import (
 )
 from pitlake.api.redact import redact_bytes, redact_obj
 from pitlake.calendar import XSHG, to_date
-from pitlake.envelope import DateStatus, LedgerStatus, Result, ResultStatus
+from pitlake.envelope import Result
 from pitlake.errors import InvalidArgumentsError, LakeCorruptError, LakeError, NotALakeError
 from pitlake.lake.catalog import (
     WHOLE_MARKET,
@@ -56,8 +56,9 @@ from pitlake.lake.catalog import (
 )
 from pitlake.lake.fs import is_url
 from pitlake.lake.query import Lake
-from pitlake.lake.status import BENIGN, combine
+from pitlake.lake.status import BENIGN_ANSWER, combine
 from pitlake.pit import iso_beijing, parse_cutoff
+from pitlake.statuses import DateStatus, LedgerStatus, ResultStatus
 from pitlake.symbols import canonical_many
 from schemas import NIGHTLY_DATASETS
 
@@ -132,7 +133,7 @@ class Answer:
 
     @property
     def ok(self) -> bool:
-        return self.status in BENIGN
+        return self.status in BENIGN_ANSWER
 
     def public(self) -> dict[str, Any]:
         """The envelope as it may leave the process (secrets masked)."""
@@ -581,7 +582,7 @@ class QueryService:
         """A section without its session's rows shows the latest older session's, flagged."""
         older = env.get("effective_trade_date")
         if (
-            env["status"] in BENIGN
+            env["status"] in BENIGN_ANSWER
             or env["data"]
             or env["date_status"] != DateStatus.STALE
             or not older
@@ -671,7 +672,9 @@ class QueryService:
                 f"Sections are NOT aligned ({shown}): each section carries its own "
                 "effective_trade_date; they are not merged into one session."
             )
-        failing = [f"{s['dataset']}: {s['status']}" for s in sections if s["status"] not in BENIGN]
+        failing = [
+            f"{s['dataset']}: {s['status']}" for s in sections if s["status"] not in BENIGN_ANSWER
+        ]
         if failing:
             message += " Not OK: " + "; ".join(failing) + "."
         known = [s["meta"].get("known_at_max") for s in sections if s["meta"].get("known_at_max")]

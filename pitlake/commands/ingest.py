@@ -15,6 +15,7 @@ import typer
 
 from pitlake.commands import console
 from pitlake.preflight import LOGS_DIR, check_writable_lake
+from pitlake.statuses import RUN_DONE, LedgerStatus
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
@@ -41,7 +42,7 @@ def _print_summary(summary: dict[str, Any], title: str) -> None:
     for col in ("dataset", "status", "units", "rows", "added", "vendor", "expectations", "message"):
         table.add_column(col, overflow="fold")
     for d in summary["datasets"]:
-        style = "green" if d["status"] in ("OK", "NO_DATA", "NOT_CONFIGURED", "SKIPPED") else "red"
+        style = "green" if d["status"] in RUN_DONE else "red"
         table.add_row(
             d["dataset"],
             f"[{style}]{d['status']}[/{style}]",
@@ -50,7 +51,7 @@ def _print_summary(summary: dict[str, Any], title: str) -> None:
             str(d["rows_added"]),
             ", ".join(d["vendors"]) or "—",
             ", ".join(d["expectations"]) or "—",
-            "" if d["status"] == "OK" else (d.get("message") or "")[:200],
+            "" if d["status"] == LedgerStatus.OK else (d.get("message") or "")[:200],
         )
     if summary["datasets"]:
         console().print(table)

@@ -17,6 +17,7 @@ import typer
 
 from pitlake.commands import console as terminal
 from pitlake.home import lake_root
+from pitlake.statuses import BENIGN_ANSWER
 
 if TYPE_CHECKING:
     from pitlake.api.service import Answer, QueryService
@@ -82,7 +83,7 @@ def default_lake() -> str:
 def exit_code(answer: Answer) -> int:
     """The documented exit code of an answer; a freshness answer listing a stale dataset is
     not OK for cron and monitoring (EXIT_NOT_OK)."""
-    from pitlake.envelope import ResultStatus
+    from pitlake.statuses import ResultStatus
 
     if answer.fault is not None:
         return EXIT_FAULT
@@ -163,7 +164,7 @@ def _print_envelope(console: Any, env: dict[str, Any], title: str | None = None)
     from rich.table import Table
     from rich.text import Text
 
-    ok = env["status"] in ("OK", "NO_DATA")
+    ok = env["status"] in BENIGN_ANSWER
     head = Text()
     if title:
         head.append(f"[{title}] ", style="bold")

@@ -16,6 +16,7 @@ import typer
 
 from pitlake.commands import console as terminal
 from pitlake.home import lake_root
+from pitlake.statuses import ResultStatus
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -67,7 +68,7 @@ def sql(
     result = _run(lake or lake_root(), query, as_of)
     if result is None:
         raise typer.Exit(EXIT_FAULT)
-    if result.status.value == "INVALID_ARGUMENTS":
+    if result.status is ResultStatus.INVALID_ARGUMENTS:
         typer.echo(result.message, err=True)
         raise typer.Exit(EXIT_INVALID)
     _write(result, fmt, output)

@@ -48,12 +48,11 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from pitlake.calendar import beijing, to_date
-from pitlake.envelope import LedgerStatus
 from pitlake.pit import iso_beijing
+from pitlake.statuses import SUCCESSFUL_FETCH, LedgerStatus
 
 ENV_URL = "PITLAKE_CATALOG_URL"
 WHOLE_MARKET = "*"
-SUCCESSFUL_FETCH: frozenset[LedgerStatus] = frozenset({LedgerStatus.OK, LedgerStatus.NO_DATA})
 SEVERITIES = ("blocking", "warning")
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 CATALOG_FILE = "catalog.db"

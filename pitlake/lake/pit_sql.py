@@ -31,9 +31,10 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 from pitlake.calendar import FIRST_SESSION, XSHG
-from pitlake.envelope import DateStatus, Result, ResultStatus
+from pitlake.envelope import Result
 from pitlake.lake.sql import ident
 from pitlake.lake.store import LakeStore
+from pitlake.statuses import DateStatus, ResultStatus
 from schemas import SCHEMAS, DatasetSchema
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pitlake.calendar import FIRST_SESSION, XSHG, to_date
-from pitlake.envelope import DateStatus, Result, ResultStatus
+from pitlake.envelope import Result
 from pitlake.errors import InvalidArgumentsError, LakeCorruptError
 from pitlake.lake.adjust import ADJUST_MODES, adjust_prices
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry
@@ -40,7 +40,7 @@ from pitlake.lake.fs import ObjectFS, require_catalog_url
 from pitlake.lake.session_slices import SessionSlices
 from pitlake.lake.sql import DuckReader, Params, col, hidden, visible
 from pitlake.lake.status import (
-    BENIGN,
+    BENIGN_ANSWER,
     Gap,
     LedgerView,
     combine,
@@ -58,6 +58,7 @@ from pitlake.lake.status import (
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import beijing_day_window, is_quarter_end, iso_beijing, parse_cutoff
+from pitlake.statuses import DateStatus, ResultStatus
 from pitlake.symbols import canonical_many
 from schemas import BITEMPORAL_COLUMNS, DatasetSchema
 from schemas import get as get_schema
@@ -844,13 +845,13 @@ class Lake:
         notes += self._date_notes(dataset, win, effective, date_status, target_status, ask)
         cover = coverage(fetched, ledger, scopes)
         whole_from_symbols = WHOLE_MARKET in scopes and isinstance(cover.get("symbols"), list)
-        if gaps and status not in BENIGN:
+        if gaps and status not in BENIGN_ANSWER:
             notes.append(describe_gaps(gaps))
         elif status is ResultStatus.NO_DATA:
             notes.append(f"The fetch for {win.target} succeeded with no rows for this request.")
         elif gaps:
             notes.append(self._benign_gaps_note(gaps))
-        if whole_from_symbols or (gaps and status not in BENIGN and not win.after_cutoff):
+        if whole_from_symbols or (gaps and status not in BENIGN_ANSWER and not win.after_cutoff):
             notes.append(describe_coverage(dataset, cover, scopes))
             meta["coverage"] = cover
         sort = [date_col, "symbol", *schema.key] if not symbols else ["symbol", date_col]
@@ -970,7 +971,7 @@ class Lake:
                 f"with {dataset} known as of {ask.as_of} is {effective}"
                 + (" (ask for it explicitly)." if win.single else ".")
             )
-        if date_status is DateStatus.UNKNOWN and status not in BENIGN:
+        if date_status is DateStatus.UNKNOWN and status not in BENIGN_ANSWER:
             notes.append(f"No {dataset} known as of {ask.as_of} for this request.")
         return notes
 
@@ -1102,7 +1103,7 @@ class Lake:
         status = combine([g.status for g in gaps], frame.num_rows > 0)
         notes = list(ask.notes)
         if gaps:
-            if status in BENIGN:
+            if status in BENIGN_ANSWER:
                 notes.append(
                     "No statement version public by the as-of for: "
                     + ", ".join(g.symbol for g in gaps)
@@ -1235,7 +1236,7 @@ class Lake:
         if frame.num_rows == 0:
             gaps = [self._undated_gap(s, ledger.for_symbol(s), None) for s in scopes]
         status = combine([g.status for g in gaps], frame.num_rows > 0)
-        if gaps and status not in BENIGN:
+        if gaps and status not in BENIGN_ANSWER:
             notes.append(describe_gaps(gaps))
         elif status is ResultStatus.NO_DATA:
             notes.append(f"No news public between {start} and {end} (Beijing) by the as-of.")

@@ -28,20 +28,15 @@ from typing import Any
 
 from sqlalchemy import String, cast, select
 
-from pitlake.envelope import RESULT_FOR_LEDGER, LedgerStatus, ResultStatus
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry, ledger_table
-
-BENIGN: frozenset[ResultStatus] = frozenset({ResultStatus.OK, ResultStatus.NO_DATA})
-# When several scopes fail differently, the answer reports the first of these that occurs:
-# failed fetches first (someone must act), then "not yet", then "never fetched".
-FAILURE_PRECEDENCE: tuple[ResultStatus, ...] = (
-    ResultStatus.UPSTREAM_ERROR,
-    ResultStatus.RATE_LIMITED,
-    ResultStatus.PERMISSION_DENIED,
-    ResultStatus.NOT_CONFIGURED,
-    ResultStatus.NOT_READY,
-    ResultStatus.UNKNOWN,
+from pitlake.statuses import (
+    ANSWER_GAP_ORDER,
+    BENIGN_ANSWER,
+    RESULT_FOR_LEDGER,
+    LedgerStatus,
+    ResultStatus,
 )
+
 MAX_LISTED = 20
 MAX_GAPS_IN_META = 50
 MAX_SYMBOLS_IN_META = 100
@@ -94,11 +89,11 @@ def ledger_scopes(scopes: Sequence[str]) -> list[str] | None:
 
 
 def _rank(status: ResultStatus) -> int:
-    """Position in FAILURE_PRECEDENCE; benign statuses after every failure."""
+    """Position in ANSWER_GAP_ORDER; benign statuses after every failure."""
     try:
-        return FAILURE_PRECEDENCE.index(status)
+        return ANSWER_GAP_ORDER.index(status)
     except ValueError:
-        return len(FAILURE_PRECEDENCE)
+        return len(ANSWER_GAP_ORDER)
 
 
 def most_pressing(entries: Iterable[LedgerEntry]) -> LedgerEntry:
@@ -256,7 +251,7 @@ def fetched_sessions(sessions: Sequence[date], n_scopes: int, gaps: Iterable[Gap
     index = {d: i for i, d in enumerate(sessions)}
     failed = [0] * (len(sessions) + 1)
     for g in gaps:
-        if g.status in BENIGN or g.date_key is None:
+        if g.status in BENIGN_ANSWER or g.date_key is None:
             continue
         i, j = index.get(g.date_key), index.get(g.until)  # type: ignore[arg-type]
         if i is None or j is None:
@@ -313,8 +308,8 @@ def describe_coverage(dataset: str, cover: dict[str, Any], scopes: Sequence[str]
 def combine(gap_statuses: Iterable[ResultStatus], has_rows: bool) -> ResultStatus:
     """One status for the answer: the most pressing failure among the gaps, else OK with
     rows, else NO_DATA (every gap was a successful fetch with nothing in it)."""
-    failures = {s for s in gap_statuses if s not in BENIGN}
-    for s in FAILURE_PRECEDENCE:
+    failures = {s for s in gap_statuses if s not in BENIGN_ANSWER}
+    for s in ANSWER_GAP_ORDER:
         if s in failures:
             return s
     return ResultStatus.OK if has_rows else ResultStatus.NO_DATA
@@ -389,10 +384,10 @@ def gaps_meta(gaps: list[Gap]) -> dict[str, Any]:
     pressing first) capped at MAX_GAPS_IN_META, saying when it is capped."""
     if not gaps:
         return {}
-    bad = [g for g in gaps if g.status not in BENIGN]
+    bad = [g for g in gaps if g.status not in BENIGN_ANSWER]
     ordered = [
         *sorted(bad, key=lambda g: _rank(g.status)),
-        *(g for g in gaps if g.status in BENIGN),
+        *(g for g in gaps if g.status in BENIGN_ANSWER),
     ]
     meta: dict[str, Any] = {
         "gaps": [g.to_dict() for g in ordered[:MAX_GAPS_IN_META]],
@@ -408,7 +403,7 @@ def describe_gaps(gaps: list[Gap]) -> str:
     """A short sentence summarising the failing scopes by status: for each, where (symbol or
     how many symbols), on how many sessions, first…last, and the latest reason. Bounded
     whatever the range (the itemised list is in meta)."""
-    bad = [g for g in gaps if g.status not in BENIGN]
+    bad = [g for g in gaps if g.status not in BENIGN_ANSWER]
     if not bad:
         return ""
     parts = []

@@ -36,30 +36,38 @@ from pitlake.errors import (
     VendorNotConfiguredError,
     VendorRateLimitError,
 )
+from pitlake.statuses import ResultStatus, wire_kind
 from pitlake.vendors.akshare_replies import classify_failure
 from pitlake.vendors.classify import classify
 
 log = logging.getLogger(__name__)
 
 FORMATS = (".jsonl", ".csv", ".parquet")
-STALE = "stale"
+STALE = "stale"  # a replay-only kind: an older date comes back (no status of its own)
+# The injection kinds that are a status: its lowercase spelling (`wire_kind`), never retyped.
+KIND_RATE_LIMITED = wire_kind(ResultStatus.RATE_LIMITED)
+KIND_PERMISSION_DENIED = wire_kind(ResultStatus.PERMISSION_DENIED)
+KIND_UPSTREAM_ERROR = wire_kind(ResultStatus.UPSTREAM_ERROR)
+KIND_NOT_CONFIGURED = wire_kind(ResultStatus.NOT_CONFIGURED)
+KIND_NO_DATA = wire_kind(ResultStatus.NO_DATA)
+KIND_NOT_READY = wire_kind(ResultStatus.NOT_READY)
 INJECTION_KINDS = (*ERROR_BY_KIND, STALE)
 
 # The vendors' real texts, so injected failures exercise the same classification as live ones.
 TUSHARE_TEXTS = {
-    "rate_limited": "抱歉，您每分钟最多访问该接口500次，"
+    KIND_RATE_LIMITED: "抱歉，您每分钟最多访问该接口500次，"
     "权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。",
-    "permission_denied": "抱歉，您没有接口访问权限，"
+    KIND_PERMISSION_DENIED: "抱歉，您没有接口访问权限，"
     "权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。",
-    "upstream_error": "系统内部错误",
-    "not_configured": "没有设置 Tushare token（TUSHARE_TOKEN / TS_TOKEN）",
+    KIND_UPSTREAM_ERROR: "系统内部错误",
+    KIND_NOT_CONFIGURED: "没有设置 Tushare token（TUSHARE_TOKEN / TS_TOKEN）",
 }
 AKSHARE_TEXTS = {
-    "rate_limited": "Rate limit exceeded. Status code: 429",
-    "upstream_error": "('Connection aborted.', "
+    KIND_RATE_LIMITED: "Rate limit exceeded. Status code: 429",
+    KIND_UPSTREAM_ERROR: "('Connection aborted.', "
     "RemoteDisconnected('Remote end closed connection without response'))",
-    "not_configured": "No module named 'akshare'",
-    "permission_denied": "access denied by the data source",
+    KIND_NOT_CONFIGURED: "No module named 'akshare'",
+    KIND_PERMISSION_DENIED: "access denied by the data source",
 }
 NOT_READY_TEXT = "the requested date is not published yet"
 
@@ -558,22 +566,22 @@ def _parse_injections(path: Path) -> list[_Injection]:
 
 def _native_failure(vendor: str, kind: str, message: str | None) -> BaseException:
     """The exception the real vendor raises for this kind of failure."""
-    if kind == "not_ready":
+    if kind == KIND_NOT_READY:
         return DataNotReadyError(message or NOT_READY_TEXT)
     if vendor == "tushare":
         text = message or TUSHARE_TEXTS.get(kind, kind)
-        if kind == "not_configured":
+        if kind == KIND_NOT_CONFIGURED:
             return VendorNotConfiguredError(text)  # the live client never reaches the server
         return Exception(text)  # the SDK's (and our client's) form for every server error
     if vendor == "akshare":
         text = message or AKSHARE_TEXTS.get(kind, kind)
-        if kind == "upstream_error":
+        if kind == KIND_UPSTREAM_ERROR:
             import requests
 
             return requests.exceptions.ConnectionError(text)
-        if kind == "not_configured":
+        if kind == KIND_NOT_CONFIGURED:
             return ModuleNotFoundError(text)
-        if kind == "rate_limited":
+        if kind == KIND_RATE_LIMITED:
             try:
                 from akshare.exceptions import RateLimitError
             except ImportError:
@@ -723,7 +731,7 @@ class ReplayClient:
         table: _Table | None,
         params: dict[str, Any],
     ) -> pd.DataFrame:
-        if rule.kind == "no_data":
+        if rule.kind == KIND_NO_DATA:
             if table is None:
                 raise NoMarketDataError(
                     rule.message or "no data", vendor=self.vendor, endpoint=endpoint

@@ -9,7 +9,7 @@ Rules (docs/design.md §4):
 - Permission denied, no data, a rate limit that outlasted the retry budget, and failures fall
   through to the next vendor. The first vendor that returns rows serves the request.
 - Nobody served: all vendors that answered said "no rows" → NO_DATA; if any vendor *failed*, the
-  status is a failure, never NO_DATA, chosen by `FAILURE_PRECEDENCE`; nothing configured →
+  status is a failure, never NO_DATA, chosen by `ROUTE_FAILURE_ORDER`; nothing configured →
   NOT_CONFIGURED.
 - adj_factors: one symbol's factor series comes from one vendor. With `factor_vendor_of`, rows
   for symbols whose series another vendor owns are dropped and reported (`RouteResult.dropped`),
@@ -27,8 +27,8 @@ from typing import Any
 
 import pandas as pd
 
-from pitlake.envelope import LedgerStatus
 from pitlake.errors import InvalidArgumentsError, VendorError
+from pitlake.statuses import ROUTE_FAILURE_ORDER, LedgerStatus
 from pitlake.symbols import canonical
 from pitlake.vendors.base import Adapter, FetchOutcome, FetchRequest, RawResponse
 from pitlake.vendors.retry import AttemptLog, recording
@@ -46,18 +46,6 @@ DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {
     "dragon_tiger": ("tushare", "akshare"),
     "calendar": ("tushare", "akshare"),
 }
-
-# When no vendor served and some failed, the reported status is the first of these that occurred.
-# Statuses that promise data on a later try come first: NOT_READY (the date is simply not out
-# yet: the flow retries later), RATE_LIMITED (back off and it will come), UPSTREAM_ERROR (transient
-# failure); PERMISSION_DENIED last, since it only says *this* vendor will never serve it, which
-# must not stop a retry that another vendor could answer.
-FAILURE_PRECEDENCE: tuple[LedgerStatus, ...] = (
-    LedgerStatus.NOT_READY,
-    LedgerStatus.RATE_LIMITED,
-    LedgerStatus.UPSTREAM_ERROR,
-    LedgerStatus.PERMISSION_DENIED,
-)
 
 _LOG_LEVEL = {
     LedgerStatus.NOT_CONFIGURED: logging.DEBUG,
@@ -329,7 +317,7 @@ class Router:
         rejected: InvalidArgumentsError | None,
     ) -> RouteResult:
         outcomes = [t.outcome for t in trace]
-        failures = [s for s in FAILURE_PRECEDENCE if s in outcomes]
+        failures = [s for s in ROUTE_FAILURE_ORDER if s in outcomes]
         if failures == [LedgerStatus.PERMISSION_DENIED] and LedgerStatus.NO_DATA in outcomes:
             # A denial is a standing fact about this token, like not-configured: no retry
             # will change it. A vendor that did answer (with no rows) is then the answer;

@@ -201,8 +201,8 @@ def test_the_gaps_header_counts_every_missing_session_not_the_capped_list() -> N
     from datetime import date
 
     from pitlake.api.formats import envelope_headers
-    from pitlake.envelope import ResultStatus
     from pitlake.lake.status import Gap, gaps_meta
+    from pitlake.statuses import ResultStatus
 
     gaps = [
         Gap(

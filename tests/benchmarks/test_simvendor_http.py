@@ -27,13 +27,13 @@ from benchmarks.simvendor.http import (
     success_body,
 )
 from pitlake.calendar import BEIJING
-from pitlake.envelope import LedgerStatus
 from pitlake.errors import (
     NoMarketDataError,
     VendorError,
     VendorNotConfiguredError,
     VendorRateLimitError,
 )
+from pitlake.statuses import LedgerStatus
 from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.clients import TushareClient
 from pitlake.vendors.ratelimit import RateLimiter

@@ -18,11 +18,11 @@ from benchmarks.synth import (
     trading_sessions,
 )
 from pitlake.calendar import BEIJING, XSHG
-from pitlake.envelope import ResultStatus
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore, canonical_batch
 from pitlake.pit import end_of_beijing_day
+from pitlake.statuses import ResultStatus
 from pitlake.symbols import canonical, parse
 from schemas import get as get_schema
 

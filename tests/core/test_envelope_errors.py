@@ -3,14 +3,8 @@ import json
 import pytest
 
 from pitlake import errors
-from pitlake.envelope import (
-    LEDGER_SUCCESS,
-    RESULT_FOR_LEDGER,
-    DateStatus,
-    LedgerStatus,
-    Result,
-    ResultStatus,
-)
+from pitlake.envelope import Result
+from pitlake.statuses import RESULT_FOR_LEDGER, RUN_DONE, DateStatus, LedgerStatus, ResultStatus
 
 ENVELOPE_KEYS = {
     "status",
@@ -57,7 +51,7 @@ def test_every_ledger_status_maps_to_a_result_status() -> None:
             ResultStatus.OK,
             ResultStatus.NO_DATA,
         )
-    assert LedgerStatus.REJECTED not in LEDGER_SUCCESS
+    assert LedgerStatus.REJECTED not in RUN_DONE
 
 
 @pytest.mark.parametrize(

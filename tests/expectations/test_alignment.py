@@ -6,7 +6,7 @@ from datetime import date
 
 from expectations import check_alignment, validate_run
 from expectations.verdict import Outcome
-from pitlake.envelope import LedgerStatus
+from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, PREV, VALIDATED, D, ctx
 
 

@@ -14,7 +14,7 @@ from expectations import validate
 from expectations.suites import BLOCKING, expectations_for
 from expectations.verdict import Outcome
 from pitlake.calendar import BEIJING
-from pitlake.envelope import LedgerStatus
+from pitlake.statuses import LedgerStatus
 from schemas import SCHEMAS, TRADE_DATE_DATASETS
 from tests.expectations.conftest import BUILDERS, FETCHED, PREV, ctx
 

@@ -10,7 +10,7 @@ import pytest
 from expectations import validate
 from expectations.verdict import Outcome
 from pitlake.calendar import BEIJING
-from pitlake.envelope import LedgerStatus
+from pitlake.statuses import LedgerStatus
 from schemas import TRADE_DATE_DATASETS
 from tests.expectations.conftest import BUILDERS, EVENING, PREV, D, ctx
 

@@ -7,8 +7,8 @@ import pytest
 
 from expectations import validate
 from expectations.verdict import Outcome
-from pitlake.envelope import LedgerStatus
 from pitlake.errors import InvalidArgumentsError
+from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, ctx
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from expectations import validate
 from expectations.verdict import Outcome, Verdict, json_safe
-from pitlake.envelope import LedgerStatus
 from pitlake.lake.catalog import Catalog
+from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, PREV, VALIDATED, ctx
 
 

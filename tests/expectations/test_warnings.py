@@ -11,8 +11,8 @@ import pytest
 from expectations import validate
 from expectations.verdict import Outcome
 from pitlake.calendar import BEIJING
-from pitlake.envelope import LedgerStatus
 from pitlake.pit import apply_known_at
+from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, PREV, ctx
 
 

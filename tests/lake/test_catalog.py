@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import text
 
 from pitlake.calendar import BEIJING
-from pitlake.envelope import LedgerStatus
 from pitlake.lake.catalog import Catalog, resolve_url
+from pitlake.statuses import LedgerStatus
 
 T0 = datetime(2025, 6, 3, 18, 30, tzinfo=BEIJING)
 

@@ -14,11 +14,11 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from pitlake.envelope import ResultStatus
 from pitlake.lake import pit_sql
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.pit import parse_cutoff
+from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW
 from tests.lake.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
 

@@ -6,10 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from pitlake.envelope import ResultStatus
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.statuses import ResultStatus
 from tests.lake.conftest import INGEST, bar, factor, write
 
 A, B = "600519.SH", "000001.SZ"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pitlake.envelope import ResultStatus
 from pitlake.lake.query import Lake
+from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pitlake.envelope import DateStatus, ResultStatus
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.statuses import DateStatus, ResultStatus
 from tests.lake.conftest import bj, news_frame, news_item, write
 
 A, B = "600519.SH", "000001.SZ"

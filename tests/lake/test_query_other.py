@@ -6,10 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from pitlake.envelope import DateStatus, ResultStatus
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.statuses import DateStatus, ResultStatus
 from tests.lake.conftest import INGEST, bj, canonical, write
 
 A, B, C = "600519.SH", "000001.SZ", "300750.SZ"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pitlake.envelope import DateStatus, LedgerStatus, ResultStatus
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.statuses import DateStatus, LedgerStatus, ResultStatus
 from tests.lake.conftest import INGEST, NOW, bar, bj, write
 
 A, B = "600519.SH", "000001.SZ"

@@ -14,12 +14,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from pitlake.envelope import ENVELOPE_METADATA_KEY, Result, ResultStatus
+from pitlake.envelope import ENVELOPE_METADATA_KEY, Result
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.records import SEATS_TYPE
 from pitlake.lake.store import LakeStore
 from pitlake.pit import iso_beijing
+from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW, bar, bj, canonical, news_frame, news_item, statement_row, write
 
 A, B = "600519.SH", "000001.SZ"

@@ -14,11 +14,11 @@ import pytest
 
 import pitlake.pit as pit
 from pitlake.calendar import XSHG
-from pitlake.envelope import DateStatus, ResultStatus
 from pitlake.errors import LakeCorruptError
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.statuses import DateStatus, ResultStatus
 from schemas import get as get_schema
 from tests.lake.conftest import INGEST, bar, bj, canonical, write
 

@@ -13,14 +13,14 @@ import pandas as pd
 import pytest
 
 from pitlake.calendar import to_date
-from pitlake.envelope import LedgerStatus
 from pitlake.errors import InvalidArgumentsError, NoMarketDataError, VendorNotConfiguredError
+from pitlake.statuses import ROUTE_FAILURE_ORDER, LedgerStatus
 from pitlake.symbols import canonical, to_vendor
 from pitlake.vendors.base import Adapter, FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.clients import AkshareClient, TushareClient
 from pitlake.vendors.registry import build_clients, build_router, parse_source
 from pitlake.vendors.retry import ResilientClient, RetryPolicy
-from pitlake.vendors.router import DEFAULT_CHAINS, FAILURE_PRECEDENCE, Router
+from pitlake.vendors.router import DEFAULT_CHAINS, Router
 from tests.vendors.conftest import em_hist_row, ts_daily_row, write_error, write_table
 
 FETCHED = datetime(2025, 6, 4, 12, 0, tzinfo=timezone.utc)
@@ -283,7 +283,7 @@ def test_failure_precedence(market):
     write_error(market, "akshare", "stock_zh_a_hist", {"error": "rate_limited"})
     result = router_for(market).route(quotes(), FETCHED)
     assert result.status is LedgerStatus.RATE_LIMITED  # retrying can still get the data
-    assert FAILURE_PRECEDENCE.index(LedgerStatus.RATE_LIMITED) < FAILURE_PRECEDENCE.index(
+    assert ROUTE_FAILURE_ORDER.index(LedgerStatus.RATE_LIMITED) < ROUTE_FAILURE_ORDER.index(
         LedgerStatus.PERMISSION_DENIED
     )
 

@@ -11,7 +11,7 @@ import pytest
 
 import schemas
 from pitlake.calendar import BEIJING
-from pitlake.envelope import LedgerStatus
+from pitlake.statuses import LedgerStatus
 from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.registry import build_router
 
