@@ -38,12 +38,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pitlake.schemas import get as get_schema
+
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
 from benchmarks.simvendor.client import OK, STALE, day_of
 from pitlake import ingest as core
 from pitlake.statuses import SUCCESSFUL_FETCH
 from pitlake.vendors.retry import RetryPolicy
-from schemas import get as get_schema
 
 DATASETS = ["quotes", "adj_factors", "valuation", "dragon_tiger"]
 DATASET_OF = {

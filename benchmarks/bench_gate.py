@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_gate.py --quick    # 5,300 / 1M rows only
 
 Synthetic canonical quotes (5,300 symbols across the boards, consecutive XSHG sessions, known_at
-from pitlake.pit's rule). For each size: `expectations.validate` (derived columns + the GX
+from pitlake.pit's rule). For each size: `pitlake.expectations.validate` (derived columns + the GX
 suite), a plain pyarrow write (zstd, year partitions sorted by symbol, fsync + rename), and
 `LakeStore.write` into a fresh lake. Also, for the session batch, what each expectation costs
 inside GX, and at 1M rows the effect of GX's batch fingerprint. Prints a Markdown table for
@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pitlake.schemas import SCHEMAS
 
 from pitlake.calendar import BEIJING, sessions_between
 from pitlake.pit import apply_known_at
-from schemas import SCHEMAS
 
 SESSION_ROWS = 5_300
 LAST_SESSION = date(2025, 6, 4)
@@ -149,7 +149,7 @@ def in_fresh_dir(
 
 
 def context_for(days: list[date]):
-    from expectations.gate import RunContext
+    from pitlake.expectations.gate import RunContext
 
     fetched = datetime.combine(days[-1] + timedelta(days=1), datetime.min.time(), BEIJING)
     if len(days) == 1:
@@ -164,8 +164,8 @@ def context_for(days: list[date]):
 
 def per_expectation(frame: pd.DataFrame, days: list[date]) -> dict[str, float]:
     """ms each expectation adds inside GX on this batch, over an empty suite's cost."""
-    from expectations.context import run_suite, suite
-    from expectations.gate import _parameters, _run, prepare, referenced_columns
+    from pitlake.expectations.context import run_suite, suite
+    from pitlake.expectations.gate import _parameters, _run, prepare, referenced_columns
 
     ctx = context_for(days)
     exps = list(suite("quotes").expectations)
@@ -188,9 +188,8 @@ def collapsed_floor(frame: pd.DataFrame, days: list[date]) -> dict[str, float]:
     """Not shipped, measured for the record: what a GX gate costs on the session batch if the
     row checks were folded into one bitmask column (columns + dtypes + "mask in {0}")."""
     import great_expectations.expectations as gxe
-
-    from expectations.context import run_suite, suite
-    from expectations.gate import _parameters, prepare
+    from pitlake.expectations.context import run_suite, suite
+    from pitlake.expectations.gate import _parameters, prepare
 
     ctx = context_for(days)
     exps = list(suite("quotes").expectations)
@@ -214,8 +213,7 @@ def collapsed_floor(frame: pd.DataFrame, days: list[date]) -> dict[str, float]:
 def fingerprint_effect(frame: pd.DataFrame, days: list[date]) -> dict[str, float]:
     """The gate with GX's md5 batch fingerprint off (ours) and back on (GX's default)."""
     from great_expectations.execution_engine import pandas_execution_engine as pee
-
-    from expectations.gate import validate
+    from pitlake.expectations.gate import validate
 
     ctx = context_for(days)
     off, _ = timed(lambda: validate("quotes", frame, ctx), 2)
@@ -256,7 +254,7 @@ def nightly_append(repeat: int = 3) -> dict[str, float]:
             )
 
         write_s, _ = timed(append, repeat)
-        from expectations.gate import validate
+        from pitlake.expectations.gate import validate
 
         ctx = context_for([LAST_SESSION])
         gate_s, verdict = timed(lambda: validate("quotes", today, ctx), 9)
@@ -279,8 +277,8 @@ def main() -> None:
     args = parser.parse_args()
 
     t = time.perf_counter()
-    from expectations.context import state
-    from expectations.gate import validate
+    from pitlake.expectations.context import state
+    from pitlake.expectations.gate import validate
 
     state()
     setup = time.perf_counter() - t

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from pitlake.schemas import get as get_schema
 
 from benchmarks.synth import DEFAULT_OUT, lake_size, read_summary
 from pitlake.calendar import sessions_between
@@ -42,7 +43,6 @@ from pitlake.lake.adjust import PRICE_COLUMNS
 from pitlake.lake.query import Lake
 from pitlake.pit import parse_cutoff
 from pitlake.statuses import ResultStatus
-from schemas import get as get_schema
 
 OUT = Path(__file__).resolve().parent / "out"
 DATE_COLUMNS = ("trade_date", "report_period", "ann_date", "revision_date")

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pitlake.schemas import get as get_schema
+from pitlake.schemas.financials import LINE_ITEMS, STATEMENTS, items_for
 
 from pitlake.calendar import XSHG, at_beijing, sessions_between
 from pitlake.lake.catalog import Catalog
@@ -49,8 +51,6 @@ from pitlake.lake.store import LakeStore, WriteResult
 from pitlake.pit import apply_known_at, statutory_deadline
 from pitlake.statuses import LedgerStatus
 from pitlake.symbols import ST_LIMIT_ENDS, Board, canonical, parse
-from schemas import get as get_schema
-from schemas.financials import LINE_ITEMS, STATEMENTS, items_for
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "out" / "synth-lake"
 SUMMARY_FILE = "synth.json"

@@ -12,20 +12,20 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "RunContext": "expectations.gate",
-    "validate": "expectations.gate",
-    "validate_run": "expectations.gate",
-    "check_alignment": "expectations.gate",
-    "Verdict": "expectations.verdict",
-    "FailedExpectation": "expectations.verdict",
-    "CheckResult": "expectations.verdict",
-    "Outcome": "expectations.verdict",
-    "Severity": "expectations.verdict",
-    "build_data_docs": "expectations.datadocs",
-    "rebuild_data_docs": "expectations.datadocs",
-    "build_suite": "expectations.suites",
-    "suite_name": "expectations.suites",
-    "gx_context": "expectations.context",
+    "RunContext": "pitlake.expectations.gate",
+    "validate": "pitlake.expectations.gate",
+    "validate_run": "pitlake.expectations.gate",
+    "check_alignment": "pitlake.expectations.gate",
+    "Verdict": "pitlake.expectations.verdict",
+    "FailedExpectation": "pitlake.expectations.verdict",
+    "CheckResult": "pitlake.expectations.verdict",
+    "Outcome": "pitlake.expectations.verdict",
+    "Severity": "pitlake.expectations.verdict",
+    "build_data_docs": "pitlake.expectations.datadocs",
+    "rebuild_data_docs": "pitlake.expectations.datadocs",
+    "build_suite": "pitlake.expectations.suites",
+    "suite_name": "pitlake.expectations.suites",
+    "gx_context": "pitlake.expectations.context",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -34,5 +34,5 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'expectations' has no attribute {name!r}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(import_module(module), name)

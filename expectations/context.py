@@ -2,7 +2,7 @@
 
 Creating a context, a data source and suites costs far more than validating a session's batch,
 so they are built on first use and reused. The context is ephemeral (nothing on disk: suites
-come from `expectations.suites`), analytics and progress bars are off, and GX calls are
+come from `pitlake.expectations.suites`), analytics and progress bars are off, and GX calls are
 serialised by a lock (the context and its stores are not documented as thread-safe; the work
 is CPU-bound under the GIL anyway).
 """
@@ -21,13 +21,12 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 
 import great_expectations as gx
 import pandas as pd
+import pitlake.expectations.custom  # noqa: F401  (registers the custom expectation; see its doc)
 from great_expectations.data_context.types.base import ProgressBarsConfig
 from great_expectations.execution_engine import pandas_execution_engine
 from great_expectations.validator.v1_validator import Validator
-
-import expectations.custom  # noqa: F401  (registers the custom expectation; see its doc)
-from expectations.suites import build_suite
-from schemas import SCHEMAS
+from pitlake.expectations.suites import build_suite
+from pitlake.schemas import SCHEMAS
 
 DATASOURCE = "pitlake"
 

@@ -7,7 +7,7 @@ pandas dtype family, a lossless conversion to the Arrow type, and that non-nulla
 no nulls.
 
 Importing this module registers both classes with GX. A suite reloaded from JSON silently drops
-an expectation whose class is not registered (docs/stack-notes.md), so `expectations.context` imports
+an expectation whose class is not registered (docs/stack-notes.md), so `pitlake.expectations.context` imports
 this module before any suite exists.
 """
 
@@ -108,7 +108,7 @@ class TableArrowSchemaMismatches(TableMetricProvider):
         metrics: dict[str, Any],
         runtime_configuration: dict,
     ) -> list[dict[str, Any]]:
-        from schemas import get as get_schema
+        from pitlake.schemas import get as get_schema
 
         df, _, _ = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE

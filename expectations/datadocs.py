@@ -21,7 +21,8 @@ from datetime import timezone
 from pathlib import Path
 from typing import Any
 
-from expectations.verdict import Verdict, json_safe
+from pitlake.expectations.verdict import Verdict, json_safe
+
 from pitlake.lake.locking import locked
 from pitlake.lake.store import DQ, atomic_write_bytes
 

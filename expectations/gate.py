@@ -22,9 +22,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from expectations import derive as d
-from expectations.verdict import (
+from pitlake.expectations import derive as d
+from pitlake.expectations.verdict import (
     SAMPLE_ROWS,
     CheckResult,
     FailedExpectation,
@@ -34,11 +33,12 @@ from expectations.verdict import (
     json_safe,
     utc_now,
 )
+from pitlake.schemas import BITEMPORAL_COLUMNS, SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
+
 from pitlake.calendar import beijing, to_date
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import KnownAtBasis, end_of_beijing_day, iso_beijing, latest_admissible_known_at
 from pitlake.statuses import LedgerStatus
-from schemas import BITEMPORAL_COLUMNS, SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ def prepare(dataset: str, frame: pd.DataFrame, ctx: RunContext, expectations: li
 
 
 def _parameters(schema: DatasetSchema, frame: pd.DataFrame, ctx: RunContext) -> dict[str, Any]:
-    from expectations.suites import ROW_COUNT_FLOOR
+    from pitlake.expectations.suites import ROW_COUNT_FLOOR
 
     optional = [c for c in OPTIONAL_COLUMNS if c in frame.columns]
     params: dict[str, Any] = {
@@ -406,7 +406,7 @@ def _rejection(
     error: str | None = None,
     trade_days: list[date] | None = None,
 ) -> Verdict:
-    from expectations.suites import suite_name
+    from pitlake.expectations.suites import suite_name
 
     failure = FailedExpectation(
         name=name,
@@ -482,7 +482,7 @@ def _run(
 ) -> list[Any]:
     """Validate table-level expectations on the caller's frame, row-level ones on the narrow
     frame; one result per expectation."""
-    from expectations.context import run_suite
+    from pitlake.expectations.context import run_suite
 
     table = [e for e in expectations if not referenced_columns(e)]
     rows = [e for e in expectations if referenced_columns(e)]
@@ -499,7 +499,7 @@ def _run(
 
 
 def _validate(dataset: str, frame: pd.DataFrame, ctx: RunContext, at: datetime) -> Verdict:
-    from expectations.context import suite
+    from pitlake.expectations.context import suite
 
     schema = SCHEMAS[dataset]
     expectations = list(suite(dataset).expectations)

@@ -4,7 +4,7 @@ Every expectation carries `meta.check` (the stable name verdicts, the catalog an
 `meta.column` (the column a person should look at, even when GX checks a derived `_dq_` column),
 a `description`, and a GX `severity`: CRITICAL blocks the batch, WARNING flags it.
 Values known only at run time (fetch time, expected dates, the column set) are `$PARAMETER`s
-filled by the gate from the RunContext. `python -m expectations.suites` prints them as JSON.
+filled by the gate from the RunContext. `python -m pitlake.expectations.suites` prints them as JSON.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from typing import Any
 import great_expectations as gx
 import great_expectations.expectations as gxe
 from great_expectations.expectations.metadata_types import FailureSeverity
-
-from expectations import derive as d
-from expectations.custom import ExpectTableColumnsToMatchArrowSchema
-from schemas import SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
+from pitlake.expectations import derive as d
+from pitlake.expectations.custom import ExpectTableColumnsToMatchArrowSchema
+from pitlake.schemas import SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
 
 SUITE_PREFIX = "pitlake."
 BLOCKING = FailureSeverity.CRITICAL

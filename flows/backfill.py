@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from pitlake.flows import runtime
+from pitlake.flows.report import publish
+from pitlake.tasks.ingest import backfill_chunk, fail_chunk, finish_run, start_run
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
-from flows import runtime
-from flows.report import publish
 from pitlake import ingest as core
 from pitlake.calendar import to_date
 from pitlake.symbols import canonical_many
-from tasks.ingest import backfill_chunk, fail_chunk, finish_run, start_run
 
 # Trade-dated datasets and the calendar first: the universe of per-symbol datasets
 # (statements, news) is the set of symbols the quotes brought in.

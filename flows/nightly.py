@@ -5,17 +5,17 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from pitlake.flows import runtime
+from pitlake.flows.report import publish
+from pitlake.tasks.ingest import fail_units, finish_run, ingest_unit, skip_dataset, start_run
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
-from flows import runtime
-from flows.report import publish
 from pitlake import ingest as core
 from pitlake.calendar import is_session, latest_closed_session, to_date
 from pitlake.statuses import RUN_DONE, LedgerStatus
 from pitlake.symbols import canonical_many
 from pitlake.vendors.registry import parse_source
-from tasks.ingest import fail_units, finish_run, ingest_unit, skip_dataset, start_run
 
 
 @flow(name="nightly", task_runner=runtime.task_runner(), validate_parameters=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-import schemas
+from pitlake import schemas
 from pitlake.calendar import XSHG, beijing
 from pitlake.errors import CalendarRangeError, InvalidArgumentsError
 from pitlake.lake.catalog import (
@@ -341,7 +341,7 @@ def coverage(
     catalog: Catalog, ref: Reference, datasets: Sequence[str], count: int = GRID_SESSIONS
 ) -> dict[str, Any]:
     """Datasets × the last `count` sessions through the reference session."""
-    import schemas
+    from pitlake import schemas
 
     sessions = grid_sessions(ref.session, count)
     if not sessions:

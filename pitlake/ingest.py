@@ -22,8 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-import schemas
-from pitlake import progress
+from pitlake import progress, schemas
 from pitlake.calendar import now_beijing, sessions_between
 from pitlake.errors import (
     InvalidArgumentsError,
@@ -360,7 +359,7 @@ def _context(
     expected: date | None,
     window: tuple[date, date] | None,
 ) -> Any:
-    from expectations.gate import RunContext
+    from pitlake.expectations.gate import RunContext
 
     ds = batch.unit.dataset
     return RunContext(
@@ -395,7 +394,7 @@ def gate(
     dataset are validated together in one suite run, which is what makes a 20-year backfill
     affordable; a batch whose rows are not its own session (stale), or a group that fails,
     is validated on its own so the verdict — and the ledger — name exactly the bad unit."""
-    from expectations.gate import check_alignment, validate
+    from pitlake.expectations.gate import check_alignment, validate
 
     verdicts: list[Any | None] = [None] * len(batches)
     live = [i for i, b in enumerate(batches) if b.route.ok and not b.frame.empty]
@@ -661,7 +660,7 @@ def commit(
         # Before the writes and their ledger entries: a run killed after the ledger would
         # never validate those units again, so their Data Docs page would be lost for good;
         # killed before it, the rerun validates and publishes again.
-        from expectations.datadocs import build_data_docs
+        from pitlake.expectations.datadocs import build_data_docs
 
         try:
             build_data_docs(env.docs_root, docs)

@@ -578,7 +578,7 @@ def statement_versions(iss: Issuer) -> dict[str, list[Version]]:
 
 # Field names: canonical → (Tushare, East Money); the canonical part comes from schemas/.
 def _line_item_names() -> dict[str, tuple[str, str]]:
-    from schemas.financials import LINE_ITEMS
+    from pitlake.schemas.financials import LINE_ITEMS
 
     return {k: (ts, em) for k, (_, ts, em) in LINE_ITEMS.items()}
 

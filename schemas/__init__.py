@@ -1,7 +1,7 @@
 """One module per dataset; `SCHEMAS` is the registry everything else looks up."""
 
-from schemas import adj_factors, calendar, dragon_tiger, financials, news, quotes, valuation
-from schemas.base import BITEMPORAL_COLUMNS, BITEMPORAL_FIELDS, DatasetSchema
+from pitlake.schemas import adj_factors, calendar, dragon_tiger, financials, news, quotes, valuation
+from pitlake.schemas.base import BITEMPORAL_COLUMNS, BITEMPORAL_FIELDS, DatasetSchema
 
 SCHEMAS: dict[str, DatasetSchema] = {
     m.SCHEMA.name: m.SCHEMA

@@ -1,8 +1,7 @@
 """Cumulative back-adjustment (hfq-type) factors: hfq = raw × factor; qfq = hfq ÷ anchor."""
 
 import pyarrow as pa
-
-from schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import DatasetSchema, by_year
 
 SCHEMA = DatasetSchema(
     name="adj_factors",

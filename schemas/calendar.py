@@ -1,8 +1,7 @@
 """Vendor trading calendars, stored to cross-check and extend the offline XSHG calendar."""
 
 import pyarrow as pa
-
-from schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import DatasetSchema, by_year
 
 SCHEMA = DatasetSchema(
     name="calendar",

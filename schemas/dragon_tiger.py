@@ -4,8 +4,7 @@ Never stores the vendor's 上榜后N日 columns: they are returns *after* the li
 """
 
 import pyarrow as pa
-
-from schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import DatasetSchema, by_year
 
 SCHEMA = DatasetSchema(
     name="dragon_tiger",

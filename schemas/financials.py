@@ -7,8 +7,7 @@ only here. Vendor fields outside the canonical set are kept in `extra` (a JSON o
 """
 
 import pyarrow as pa
-
-from schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import DatasetSchema, by_year
 
 STATEMENTS = ("income", "balance", "cashflow")
 

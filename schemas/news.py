@@ -2,8 +2,7 @@
 feeds is one row whose `sources` lists both."""
 
 import pyarrow as pa
-
-from schemas.base import BY_KNOWN_AT_MONTH, DatasetSchema
+from pitlake.schemas.base import BY_KNOWN_AT_MONTH, DatasetSchema
 
 SCHEMA = DatasetSchema(
     name="news",

@@ -1,8 +1,7 @@
 """Daily bars: raw (unadjusted) prices in 元, volume in shares, amount in 元, percent units."""
 
 import pyarrow as pa
-
-from schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import DatasetSchema, by_year
 
 SCHEMA = DatasetSchema(
     name="quotes",

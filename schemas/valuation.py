@@ -1,8 +1,7 @@
 """Daily valuation (Tushare daily_basic): caps in 元, share counts in shares, percent units."""
 
 import pyarrow as pa
-
-from schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import DatasetSchema, by_year
 
 SCHEMA = DatasetSchema(
     name="valuation",

@@ -1,4 +1,4 @@
 """Prefect tasks: thin wrappers over `pitlake.ingest`. Importing the package applies
 pitlake's Prefect settings before Prefect is imported."""
 
-from flows import runtime as _runtime  # noqa: F401
+from pitlake.flows import runtime as _runtime  # noqa: F401

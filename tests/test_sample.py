@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pitlake.schemas.financials import LINE_ITEMS
 
 from pitlake.calendar import is_session, previous_session, sessions_between
 from pitlake.symbols import parse
-from schemas.financials import LINE_ITEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample"

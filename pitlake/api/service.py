@@ -58,9 +58,9 @@ from pitlake.lake.fs import is_url
 from pitlake.lake.query import Lake
 from pitlake.lake.status import BENIGN_ANSWER, combine
 from pitlake.pit import iso_beijing, parse_cutoff
+from pitlake.schemas import NIGHTLY_DATASETS
 from pitlake.statuses import DateStatus, LedgerStatus, ResultStatus
 from pitlake.symbols import canonical_many
-from schemas import NIGHTLY_DATASETS
 
 try:  # orjson is ~5× faster on 250-row answers; plain json gives the same document
     import orjson as _orjson

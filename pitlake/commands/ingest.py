@@ -218,7 +218,7 @@ def _flow(
 ) -> tuple[Any, str]:
     """Run the flow; its final state (the summary itself is read from the catalog)."""
     if start and end:
-        from flows.backfill import backfill
+        from pitlake.flows.backfill import backfill
 
         title = f"pitlake backfill {start}..{end}"
         with _progress(show_progress, title):
@@ -234,7 +234,7 @@ def _flow(
                 return_state=True,
             )
     else:
-        from flows.nightly import nightly
+        from pitlake.flows.nightly import nightly
 
         title = f"pitlake nightly {date or '(latest closed session)'}"
         state = nightly(
@@ -322,7 +322,7 @@ class IngestLog:
     def __enter__(self) -> IngestLog:
         if self.path is None:
             return self
-        importlib.import_module("flows")  # pitlake's Prefect settings before Prefect
+        importlib.import_module("pitlake.flows")  # pitlake's Prefect settings before Prefect
         from prefect.logging.configuration import ensure_logging_setup
 
         # Prefect's console handler must exist before ours: set up later, Prefect would take
@@ -371,7 +371,7 @@ def dq(
     ] = None,
 ) -> None:
     """Rebuild the Data Docs site under <lake>/dq/ from the catalog's validation results."""
-    from expectations.datadocs import rebuild_data_docs
+    from pitlake.expectations.datadocs import rebuild_data_docs
 
     path = rebuild_data_docs(_lake(lake))
     typer.echo(f"Data Docs: {path}")

@@ -34,8 +34,8 @@ from pitlake.calendar import FIRST_SESSION, XSHG
 from pitlake.envelope import Result
 from pitlake.lake.sql import ident
 from pitlake.lake.store import LakeStore
+from pitlake.schemas import SCHEMAS, DatasetSchema
 from pitlake.statuses import DateStatus, ResultStatus
-from schemas import SCHEMAS, DatasetSchema
 
 if TYPE_CHECKING:
     from pitlake.lake.query import Lake

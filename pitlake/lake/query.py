@@ -58,11 +58,11 @@ from pitlake.lake.status import (
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import beijing_day_window, is_quarter_end, iso_beijing, parse_cutoff
+from pitlake.schemas import BITEMPORAL_COLUMNS, DatasetSchema
+from pitlake.schemas import get as get_schema
+from pitlake.schemas.financials import STATEMENTS
 from pitlake.statuses import DateStatus, ResultStatus
 from pitlake.symbols import canonical_many
-from schemas import BITEMPORAL_COLUMNS, DatasetSchema
-from schemas import get as get_schema
-from schemas.financials import STATEMENTS
 
 DEFAULT_NEWS_LOOKBACK_DAYS = 7
 MAX_NEWS_LOOKBACK_DAYS = 366

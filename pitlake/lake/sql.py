@@ -21,7 +21,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from schemas import DatasetSchema
+from pitlake.schemas import DatasetSchema
 
 # IN lists longer than this are bound as one list parameter (see Params.in_list).
 MAX_INLINE_IN = 64

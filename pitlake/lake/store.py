@@ -56,8 +56,8 @@ from pitlake.lake.fs import (
 from pitlake.lake.lease import DATASET_WIDE, Coordinator, Holding
 from pitlake.lake.tempfiles import sweep_orphans, temp_path_for
 from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
-from schemas import DatasetSchema
-from schemas import get as get_schema
+from pitlake.schemas import DatasetSchema
+from pitlake.schemas import get as get_schema
 
 CURATED = "curated"
 RAW = "raw"

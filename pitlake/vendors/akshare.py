@@ -32,6 +32,8 @@ from pitlake.errors import (
     VendorNotConfiguredError,
 )
 from pitlake.pit import beijing_day_window, is_quarter_end, parse_vendor_time
+from pitlake.schemas.dragon_tiger import FUTURE_COLUMN_MARKERS
+from pitlake.schemas.financials import STATEMENTS, vendor_map
 from pitlake.symbols import canonical, to_vendor
 from pitlake.vendors.base import (
     Adapter,
@@ -43,8 +45,6 @@ from pitlake.vendors.base import (
 )
 from pitlake.vendors.news_id import headline, news_id
 from pitlake.vendors.tushare import UNIT_CHECK_TOLERANCE  # one tolerance for both adapters
-from schemas.dragon_tiger import FUTURE_COLUMN_MARKERS
-from schemas.financials import STATEMENTS, vendor_map
 
 log = logging.getLogger(__name__)
 

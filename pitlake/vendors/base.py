@@ -151,7 +151,7 @@ class Adapter(ABC):
         ]
 
     def fetch(self, req: FetchRequest, fetched_at: datetime) -> FetchOutcome:
-        from schemas import get as get_schema
+        from pitlake.schemas import get as get_schema
 
         schema = get_schema(req.dataset)
         raws = self.collect(req, fetched_at)

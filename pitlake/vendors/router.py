@@ -105,7 +105,7 @@ class RouteResult:
 
 
 def _empty_canonical(dataset: str) -> pd.DataFrame:
-    from schemas import get as get_schema
+    from pitlake.schemas import get as get_schema
 
     schema = get_schema(dataset)
     frame = schema.empty_frame()
@@ -148,7 +148,7 @@ class Router:
     @staticmethod
     def validate(req: FetchRequest) -> None:
         """Raise InvalidArgumentsError for a request no vendor may be asked."""
-        from schemas import get as get_schema
+        from pitlake.schemas import get as get_schema
 
         get_schema(req.dataset)
         for symbol in req.symbols or ():

@@ -32,6 +32,8 @@ from pitlake.errors import (
     VendorPermissionError,
 )
 from pitlake.pit import KNOWN_AT_DTYPE, is_quarter_end, parse_vendor_time
+from pitlake.schemas import get as get_schema
+from pitlake.schemas.financials import LINE_ITEMS, STATEMENTS, vendor_map
 from pitlake.symbols import canonical, to_vendor
 from pitlake.vendors.base import (
     Adapter,
@@ -42,8 +44,6 @@ from pitlake.vendors.base import (
     json_text,
 )
 from pitlake.vendors.news_id import headline, news_id
-from schemas import get as get_schema
-from schemas.financials import LINE_ITEMS, STATEMENTS, vendor_map
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pitlake.expectations.context  # noqa: F401  # the gate's imports, loaded before the fork
 import pytest
 
-import expectations.context  # noqa: F401  # the gate's imports, loaded before the fork
 from benchmarks.bench_faults import (
     backfill,
     count_publishes,

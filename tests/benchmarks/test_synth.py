@@ -8,6 +8,7 @@ from datetime import date, datetime, time, timedelta
 import numpy as np
 import pandas as pd
 import pytest
+from pitlake.schemas import get as get_schema
 
 from benchmarks.synth import (
     MarketWalk,
@@ -24,7 +25,6 @@ from pitlake.lake.store import LakeStore, canonical_batch
 from pitlake.pit import end_of_beijing_day
 from pitlake.statuses import ResultStatus
 from pitlake.symbols import canonical, parse
-from schemas import get as get_schema
 
 STAMPED = ["known_at", "known_at_basis", "source"]
 

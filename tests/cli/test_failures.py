@@ -134,7 +134,7 @@ def test_an_unexpected_error_is_one_line_and_debug_prints_its_traceback(
 def test_a_writing_command_keeps_its_traceback_in_the_lake(
     monkeypatch: pytest.MonkeyPatch, lake_copy: Path
 ) -> None:
-    import expectations.datadocs as datadocs
+    import pitlake.expectations.datadocs as datadocs
 
     def fail(_lake: str) -> None:
         raise RuntimeError("docs exploded")

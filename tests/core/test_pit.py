@@ -185,7 +185,7 @@ def test_financials_rule_rejects_non_quarter_end() -> None:
 
 
 def test_rules_cover_every_dataset() -> None:
-    import schemas
+    from pitlake import schemas
 
     assert set(schemas.DATASETS) <= set(pit.KNOWN_AT_RULES)
 

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from pitlake.schemas import SCHEMAS
 
 from pitlake.calendar import BEIJING
 from pitlake.pit import apply_known_at
-from schemas import SCHEMAS
 
 D = date(2025, 6, 4)  # a Wednesday session
 PREV = date(2025, 6, 3)  # the session before (06-02 was the Dragon Boat holiday)
@@ -26,7 +26,7 @@ SYMBOLS = ["600519.SH", "000001.SZ", "300750.SZ", "688981.SH", "430047.BJ", "600
 @pytest.fixture(scope="session", autouse=True)
 def warm_gx() -> Any:
     """One GX context for every test: built once, as in a real process."""
-    from expectations.context import state
+    from pitlake.expectations.context import state
 
     return state()
 
@@ -180,7 +180,7 @@ BUILDERS = {
 
 
 def ctx(**kw: Any):
-    from expectations.gate import RunContext
+    from pitlake.expectations.gate import RunContext
 
     base: dict[str, Any] = {
         "run_id": "run-1",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from expectations import check_alignment, validate_run
-from expectations.verdict import Outcome
+from pitlake.expectations import check_alignment, validate_run
+from pitlake.expectations.verdict import Outcome
+
 from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, PREV, VALIDATED, D, ctx
 

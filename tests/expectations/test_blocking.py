@@ -9,13 +9,13 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from pitlake.expectations import validate
+from pitlake.expectations.suites import BLOCKING, expectations_for
+from pitlake.expectations.verdict import Outcome
+from pitlake.schemas import SCHEMAS, TRADE_DATE_DATASETS
 
-from expectations import validate
-from expectations.suites import BLOCKING, expectations_for
-from expectations.verdict import Outcome
 from pitlake.calendar import BEIJING
 from pitlake.statuses import LedgerStatus
-from schemas import SCHEMAS, TRADE_DATE_DATASETS
 from tests.expectations.conftest import BUILDERS, FETCHED, PREV, ctx
 
 Mutation = Callable[[pd.DataFrame], pd.DataFrame]

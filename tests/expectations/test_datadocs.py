@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pitlake.expectations import build_data_docs, rebuild_data_docs, validate
+from pitlake.expectations.datadocs import PAGES, RESULTS, dq_root
+from pitlake.expectations.verdict import Verdict
 
-from expectations import build_data_docs, rebuild_data_docs, validate
-from expectations.datadocs import PAGES, RESULTS, dq_root
-from expectations.verdict import Verdict
 from tests.expectations.conftest import BUILDERS, PREV, VALIDATED, ctx
 
 EXTERNAL = re.compile(r"https?://|<script|<link|\bsrc\s*=|url\(|@import", re.IGNORECASE)

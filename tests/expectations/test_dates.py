@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 import pytest
+from pitlake.expectations import validate
+from pitlake.expectations.verdict import Outcome
+from pitlake.schemas import TRADE_DATE_DATASETS
 
-from expectations import validate
-from expectations.verdict import Outcome
 from pitlake.calendar import BEIJING
 from pitlake.statuses import LedgerStatus
-from schemas import TRADE_DATE_DATASETS
 from tests.expectations.conftest import BUILDERS, EVENING, PREV, D, ctx
 
 MAKE_UP_WORKDAY = date(2025, 9, 28)  # a Sunday worked before National Day: not a session

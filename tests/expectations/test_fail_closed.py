@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from pitlake.expectations import validate
+from pitlake.expectations.verdict import Outcome
 
-from expectations import validate
-from expectations.verdict import Outcome
 from pitlake.errors import InvalidArgumentsError
 from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, ctx
@@ -31,7 +31,7 @@ def test_a_metric_that_raises_fails_its_expectation_closed(
 ) -> None:
     """GX catches a metric's exception and reports it on the expectation; the gate must treat
     it as a blocking failure even for a warning-level expectation."""
-    from expectations import derive
+    from pitlake.expectations import derive
 
     def broken(*args, **kwargs):  # the price-limit inputs become unreadable objects
         return {derive.MOVE: [object()] * 6, derive.ALLOWED_MOVE: [object()] * 6}
@@ -44,7 +44,7 @@ def test_a_metric_that_raises_fails_its_expectation_closed(
 
 
 def test_a_gx_result_without_results_is_a_reject(monkeypatch: pytest.MonkeyPatch) -> None:
-    import expectations.context as context
+    import pitlake.expectations.context as context
 
     real = context.run_suite
 

@@ -7,10 +7,10 @@ import os
 
 import great_expectations as gx
 import pytest
+from pitlake.expectations import validate
+from pitlake.expectations.suites import BLOCKING, WARNING, build_suite, expectations_for, suite_json
+from pitlake.schemas import SCHEMAS
 
-from expectations import validate
-from expectations.suites import BLOCKING, WARNING, build_suite, expectations_for, suite_json
-from schemas import SCHEMAS
 from tests.expectations.conftest import BUILDERS, ctx
 
 
@@ -39,7 +39,7 @@ def test_suite_survives_a_json_round_trip(dataset: str) -> None:
 
 
 def test_one_context_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    from expectations.context import gx_context, suite
+    from pitlake.expectations.context import gx_context, suite
 
     first = gx_context()
     assert gx_context() is first
@@ -56,8 +56,7 @@ def test_one_context_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_analytics_progress_bars_and_fingerprinting_are_off() -> None:
     from great_expectations.execution_engine import pandas_execution_engine
-
-    from expectations.context import gx_context
+    from pitlake.expectations.context import gx_context
 
     assert os.environ["GX_ANALYTICS_ENABLED"] == "false"
     assert gx_context().variables.progress_bars.globally is False

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pitlake.expectations import validate
+from pitlake.expectations.verdict import Outcome, Verdict, json_safe
 
-from expectations import validate
-from expectations.verdict import Outcome, Verdict, json_safe
 from pitlake.lake.catalog import Catalog
 from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, PREV, VALIDATED, ctx

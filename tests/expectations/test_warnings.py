@@ -7,9 +7,9 @@ from datetime import date, datetime
 
 import pandas as pd
 import pytest
+from pitlake.expectations import validate
+from pitlake.expectations.verdict import Outcome
 
-from expectations import validate
-from expectations.verdict import Outcome
 from pitlake.calendar import BEIJING
 from pitlake.pit import apply_known_at
 from pitlake.statuses import LedgerStatus

@@ -12,7 +12,7 @@ from pitlake.lake.catalog import Catalog
 
 
 def run_nightly(lake: Path, replay: Path, day: str, **kw: Any) -> Any:
-    from flows.nightly import nightly
+    from pitlake.flows.nightly import nightly
 
     kw.setdefault("not_ready_delay_seconds", 0.0)
     return nightly(
@@ -21,7 +21,7 @@ def run_nightly(lake: Path, replay: Path, day: str, **kw: Any) -> Any:
 
 
 def run_backfill(lake: Path, replay: Path, start: str, end: str, **kw: Any) -> Any:
-    from flows.backfill import backfill
+    from pitlake.flows.backfill import backfill
 
     return backfill(
         start=start, end=end, source=f"replay:{replay}", lake=str(lake), return_state=True, **kw

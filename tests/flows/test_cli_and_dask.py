@@ -91,7 +91,7 @@ def test_live_chain_with_token_but_no_network_is_upstream_error(
 def test_backfill_on_a_local_dask_cluster(prefect_server, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     code = (
-        "from flows.backfill import backfill\n"
+        "from pitlake.flows.backfill import backfill\n"
         f"s = backfill(start='2025-05-01', end='2025-06-30', datasets=['quotes', 'adj_factors'],"
         f" source='replay:{REPO / 'sample'}', lake={str(lake)!r}, return_state=True)\n"
         "print('STATE', s.type.value)\n"

@@ -3,13 +3,13 @@ flow signatures, and `prefect deploy --all` accepts it."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 import subprocess
 from pathlib import Path
 
 import yaml
+from prefect.flows import load_flow_from_entrypoint
 
 from tests.flows.conftest import BIN, REPO
 
@@ -19,9 +19,9 @@ def _deployments() -> list[dict]:
 
 
 def _flow(entrypoint: str):
-    path, name = entrypoint.split(":")
-    module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
-    return getattr(module, name)
+    """The flow as a Prefect worker loads it: the entrypoint is a file path in the repository
+    (the folder is mapped into pitlake, so there is no top-level `flows` module to import)."""
+    return load_flow_from_entrypoint(str(REPO / entrypoint))
 
 
 def test_entrypoints_import_and_parameters_match() -> None:

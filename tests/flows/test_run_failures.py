@@ -67,7 +67,7 @@ def test_a_backfill_survives_a_broken_commit_of_one_dataset(
 def test_a_nightly_survives_a_broken_gate_of_one_dataset(
     lake: Path, replay: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import expectations.gate as gate_mod
+    import pitlake.expectations.gate as gate_mod
 
     real = gate_mod.validate
 

@@ -75,7 +75,7 @@ def test_an_exception_in_one_sessions_gate_ends_only_that_session(
 ) -> None:
     """Backfill validates a chunk's sessions together; when that raises, each is validated
     alone, so only the session that breaks the gate fails."""
-    import expectations.gate as gate_mod
+    import pitlake.expectations.gate as gate_mod
 
     real = gate_mod.validate
     bad = date(2025, 6, 4)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pitlake.schemas import get as get_schema
 
 from pitlake.lake.sql import DuckReader, Params, visible
-from schemas import get as get_schema
 
 SCHEMA = get_schema("financials")
 KEY = list(SCHEMA.key)

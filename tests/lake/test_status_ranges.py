@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 import pytest
+from pitlake.schemas import get as get_schema
 
 import pitlake.pit as pit
 from pitlake.calendar import XSHG
@@ -19,7 +20,6 @@ from pitlake.lake.catalog import Catalog
 from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
 from pitlake.statuses import DateStatus, ResultStatus
-from schemas import get as get_schema
 from tests.lake.conftest import INGEST, bar, bj, canonical, write
 
 A, B = "600519.SH", "000001.SZ"

@@ -657,7 +657,8 @@ def test_two_ingest_hosts_splitting_the_market_write_what_one_host_would(
     symbols = sorted({s for s, _ in want})
     halves = (tuple(symbols[::2]), tuple(symbols[1::2]))
     Catalog(pg_url).close()
-    import expectations.context  # noqa: F401 (imported once, inherited by both hosts)
+    import pitlake.expectations.context
+
     import pitlake.ingest  # noqa: F401
 
     go, arrived = FORK.Event(), (FORK.Event(), FORK.Event())

@@ -8,8 +8,9 @@ from datetime import UTC, date, datetime
 
 import pandas as pd
 import pytest
+from pitlake.schemas.financials import LINE_ITEMS
 
-import schemas
+from pitlake import schemas
 from pitlake.errors import (
     InvalidArgumentsError,
     NoMarketDataError,
@@ -31,7 +32,6 @@ from pitlake.vendors.akshare import (
 )
 from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.news_id import news_id
-from schemas.financials import LINE_ITEMS
 from tests.vendors.akshare_fixtures import (
     EM_NO_DATA,
     StubClient,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import schemas
+from pitlake import schemas
 from pitlake.calendar import BEIJING
 from pitlake.statuses import LedgerStatus
 from pitlake.vendors.base import FetchRequest

@@ -10,8 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 import pandas as pd
 import pytest
 
-import schemas
-from pitlake import units
+from pitlake import schemas, units
 from pitlake.calendar import BEIJING
 from pitlake.errors import (
     InvalidArgumentsError,
