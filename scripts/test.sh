@@ -6,6 +6,8 @@ export PITLAKE_OFFLINE=1 PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1 \
   GX_ANALYTICS_ENABLED=false TQDM_DISABLE=1
 .venv/bin/ruff check . || exit 1
 .venv/bin/ruff format --check . || exit 1
+# The layers (pyproject [tool.importlinter]), over the package as the wheel lays it out.
+.venv/bin/python scripts/lint_imports.py || exit 1
 # The catalog tests also run on PostgreSQL: start a throwaway cluster when the server binaries
 # exist (scripts/setup-test-env.sh installs them). Without it, on CI the postgres tests fail.
 if [ -z "${PITLAKE_TEST_PG_URL:-}" ] && compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
