@@ -32,6 +32,7 @@ import pyarrow.dataset as ds
 
 from pitlake.calendar import FIRST_SESSION, XSHG
 from pitlake.envelope import Result
+from pitlake.lake.records import JSON_COLUMNS
 from pitlake.lake.sql import ident
 from pitlake.lake.store import LakeStore
 from pitlake.schemas import SCHEMAS, DatasetSchema
@@ -40,13 +41,24 @@ from pitlake.statuses import DateStatus, ResultStatus
 if TYPE_CHECKING:
     from pitlake.lake.query import Lake
 
-VERSIONED = ("quotes", "adj_factors", "valuation", "financials", "news", "dragon_tiger")
+# Every registered dataset is a versioned view; the calendar is built from the stored sessions
+# and the offline calendar instead (its own view below).
+VERSIONED = tuple(name for name in SCHEMAS if name != "calendar")
 ADJUSTED_VIEWS = {"quotes_qfq": "qfq", "quotes_hfq": "hfq"}
 PRICE_COLUMNS = ("open", "high", "low", "close", "pre_close")
-# Nested forms of the JSON text the store keeps (the same values as Result.to_arrow()).
-SEATS_JSON_TYPE = (
-    '[{"side": "VARCHAR", "branch": "VARCHAR", "buy": "DOUBLE", "sell": "DOUBLE", "net": "DOUBLE"}]'
-)
+_DUCKDB_TYPE = {pa.string(): "VARCHAR", pa.float64(): "DOUBLE"}
+
+
+def _json_structure(arrow_type: pa.DataType) -> str:
+    """DuckDB's `from_json` structure for a nested Arrow type (records.JSON_COLUMNS)."""
+    if pa.types.is_list(arrow_type):
+        return f"[{_json_structure(arrow_type.value_type)}]"
+    if pa.types.is_struct(arrow_type):
+        items = (f'"{f.name}": {_json_structure(f.type)}' for f in arrow_type)
+        return "{" + ", ".join(items) + "}"
+    return f'"{_DUCKDB_TYPE[arrow_type]}"'
+
+
 # Read as Arrow dictionaries, not strings: a handful of distinct values per file, stored
 # dictionary-encoded, so pyarrow hands DuckDB the codes instead of building a string per row
 # (a session's cross-section: 410 → 280 ms CPU). Never a column statements filter on: pyarrow
@@ -260,10 +272,13 @@ def _select_columns(schema: DatasetSchema, alias: str) -> str:
     out = []
     for f in schema.arrow_schema:
         c = f"{alias}.{ident(f.name)}"
-        if schema.name == "dragon_tiger" and f.name == "seats":
-            c = f"from_json({c}, '{SEATS_JSON_TYPE}') AS seats"
-        elif schema.name == "financials" and f.name == "extra":
-            c = f"{c}::JSON AS extra"
+        if f.name in JSON_COLUMNS:  # the nested form Result.to_arrow() gives, from one home
+            nested = JSON_COLUMNS[f.name]
+            c = (
+                f"{c}::JSON AS {ident(f.name)}"
+                if nested is None
+                else f"from_json({c}, '{_json_structure(nested)}') AS {ident(f.name)}"
+            )
         out.append(c)
     return ", ".join(out)
 
