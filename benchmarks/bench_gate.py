@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pitlake.schemas import SCHEMAS
 
+from pitlake import schemas
 from pitlake.calendar import BEIJING, sessions_between
 from pitlake.pit import apply_known_at
 
@@ -90,7 +91,7 @@ def synthetic_quotes(rows: int, seed: int = 0) -> tuple[pd.DataFrame, list[date]
         }
     )
     fetched = datetime.combine(LAST_SESSION + timedelta(days=1), datetime.min.time(), BEIJING)
-    frame = apply_known_at("quotes", frame, fetched)
+    frame = apply_known_at(schemas.get("quotes").known_at, frame, fetched)
     frame["source"] = pd.array(["tushare"] * rows, dtype="str")
     frame["known_at_basis"] = frame["known_at_basis"].astype("str")
     return frame, days

@@ -180,7 +180,7 @@ def _stamp(dataset: str, frame: pd.DataFrame, fetched_at: datetime) -> pd.DataFr
     the serving vendor (pitlake.vendors.base.Adapter.fetch)."""
     schema = get_schema(dataset)
     frame = frame.reindex(columns=schema.columns)
-    frame = apply_known_at(schema.known_at_rule, frame, fetched_at)
+    frame = apply_known_at(schema.known_at, frame, fetched_at)
     frame["source"] = SOURCE
     return frame
 

@@ -33,7 +33,7 @@ from pitlake.expectations.verdict import (
     json_safe,
     utc_now,
 )
-from pitlake.schemas import BITEMPORAL_COLUMNS, SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
+from pitlake.schemas import BITEMPORAL_COLUMNS, SCHEMAS, TRADE_DATE_DATASETS, Dataset
 
 from pitlake.calendar import beijing, to_date
 from pitlake.errors import InvalidArgumentsError
@@ -172,7 +172,7 @@ def prepare(dataset: str, frame: pd.DataFrame, ctx: RunContext, expectations: li
     return Prepared(table, pd.DataFrame(data, index=table.index, copy=False))
 
 
-def _parameters(schema: DatasetSchema, frame: pd.DataFrame, ctx: RunContext) -> dict[str, Any]:
+def _parameters(schema: Dataset, frame: pd.DataFrame, ctx: RunContext) -> dict[str, Any]:
     from pitlake.expectations.suites import ROW_COUNT_FLOOR
 
     optional = [c for c in OPTIONAL_COLUMNS if c in frame.columns]
@@ -223,7 +223,7 @@ def _sample_rows(
     vf: pd.DataFrame,
     positions: list[Any],
     derived_cols: list[str],
-    schema: DatasetSchema,
+    schema: Dataset,
 ) -> list[dict[str, Any]]:
     pos = [int(p) for p in positions if isinstance(p, int | np.integer)][:SAMPLE_ROWS]
     pos = [p for p in pos if 0 <= p < len(frame)]
@@ -251,9 +251,7 @@ def _details(result: dict[str, Any]) -> dict[str, Any]:
     return json_safe(out)
 
 
-def _failure(
-    res: Any, frame: pd.DataFrame, vf: pd.DataFrame, schema: DatasetSchema
-) -> FailedExpectation:
+def _failure(res: Any, frame: pd.DataFrame, vf: pd.DataFrame, schema: Dataset) -> FailedExpectation:
     config = res.expectation_config
     name, column = _meta(config)
     error = _error_of(res)
@@ -304,7 +302,7 @@ def _distinct_days(vf: pd.DataFrame | None) -> list[date]:
     return sorted(pd.Timestamp(v).date() for v in values)
 
 
-def _partitions(schema: DatasetSchema, frame: pd.DataFrame | None, ctx: RunContext) -> list[str]:
+def _partitions(schema: Dataset, frame: pd.DataFrame | None, ctx: RunContext) -> list[str]:
     """Partition values (e.g. "2025") the batch's rows fall in, for the catalog."""
     if frame is None or not len(frame):
         return []

@@ -17,7 +17,7 @@ import great_expectations.expectations as gxe
 from great_expectations.expectations.metadata_types import FailureSeverity
 from pitlake.expectations import derive as d
 from pitlake.expectations.custom import ExpectTableColumnsToMatchArrowSchema
-from pitlake.schemas import SCHEMAS, TRADE_DATE_DATASETS, DatasetSchema
+from pitlake.schemas import SCHEMAS, TRADE_DATE_DATASETS, Dataset
 
 SUITE_PREFIX = "pitlake."
 BLOCKING = FailureSeverity.CRITICAL
@@ -64,7 +64,7 @@ def _x(
     )
 
 
-def _common(schema: DatasetSchema) -> list:
+def _common(schema: Dataset) -> list:
     key = schema.version_key if schema.name in VERSIONED else schema.key
     out = [
         _x(
@@ -139,7 +139,7 @@ def _known_at_not_before(event_col: str, what: str) -> Any:
     )
 
 
-def _trade_date(schema: DatasetSchema) -> list:
+def _trade_date(schema: Dataset) -> list:
     what = {"adj_factors": "09:15 of the ex-date"}.get(schema.name, "the 15:00 close")
     return [
         _known_at_not_before(d.EVENT_AT, f"trade_date, {what}"),

@@ -308,20 +308,11 @@ def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
 
 Rule = Callable[[pd.DataFrame, datetime], tuple[pd.Series, pd.Series]]
 
-KNOWN_AT_RULES: dict[str, Rule] = {
-    "quotes": rule_session_close,
-    "valuation": rule_session_close,
-    "adj_factors": rule_ex_date_open,
-    "dragon_tiger": rule_day_end,
-    "financials": rule_financials,
-    "news": rule_news,
-    "calendar": rule_first_seen,
-}
 
-
-def apply_known_at(dataset: str, frame: pd.DataFrame, fetched_at: datetime) -> pd.DataFrame:
-    """Return a copy of `frame` with known_at and known_at_basis set by the dataset's rule."""
-    known, basis = KNOWN_AT_RULES[dataset](frame, fetched_at)
+def apply_known_at(rule: Rule, frame: pd.DataFrame, fetched_at: datetime) -> pd.DataFrame:
+    """Return a copy of `frame` with known_at and known_at_basis set by a dataset's rule (its
+    spec's `known_at`)."""
+    known, basis = rule(frame, fetched_at)
     out = frame.copy()
     out["known_at"] = known
     out["known_at_basis"] = basis.astype("string")

@@ -1,21 +1,45 @@
-"""One module per dataset; `SCHEMAS` is the registry everything else looks up."""
+"""One module per dataset; `SCHEMAS` is the registry, and every list of datasets is derived
+from the specs here, never typed again."""
 
 from pitlake.schemas import adj_factors, calendar, dragon_tiger, financials, news, quotes, valuation
-from pitlake.schemas.base import BITEMPORAL_COLUMNS, BITEMPORAL_FIELDS, DatasetSchema
+from pitlake.schemas.base import BITEMPORAL_COLUMNS, BITEMPORAL_FIELDS, Dataset, Kind, Scope
 
-SCHEMAS: dict[str, DatasetSchema] = {
+SCHEMAS: dict[str, Dataset] = {
     m.SCHEMA.name: m.SCHEMA
     for m in (quotes, adj_factors, valuation, financials, news, dragon_tiger, calendar)
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)
+
+
+def of_kind(*kinds: Kind) -> tuple[str, ...]:
+    """Datasets of these kinds, in registry order."""
+    return tuple(name for name, spec in SCHEMAS.items() if spec.kind in kinds)
+
+
 # Datasets keyed by trade date: they must all carry the run's effective trade date.
-TRADE_DATE_DATASETS: tuple[str, ...] = ("quotes", "adj_factors", "valuation", "dragon_tiger")
-# What a nightly run ingests, in reporting order: the run summary, the API's freshness status
-# and the dashboard all list these (the calendar is written by backfills only).
-NIGHTLY_DATASETS: tuple[str, ...] = (*TRADE_DATE_DATASETS, "financials", "news")
+TRADE_DATE_DATASETS: tuple[str, ...] = of_kind(Kind.TRADE_DATED)
+# What a nightly run ingests, in reporting order (the trade-dated stage first): the run
+# summary, the API's freshness status and the dashboard all list these.
+NIGHTLY_DATASETS: tuple[str, ...] = (
+    *(d for d in TRADE_DATE_DATASETS if SCHEMAS[d].nightly),
+    *(d for d, s in SCHEMAS.items() if s.nightly and s.kind is not Kind.TRADE_DATED),
+)
+# The second stage of a run: nightly datasets that are not trade-dated (statements, news) run
+# after the trade-dated ones, whose universe they use.
+LATER_STAGE: tuple[str, ...] = tuple(
+    d for d in NIGHTLY_DATASETS if SCHEMAS[d].kind is not Kind.TRADE_DATED
+)
+# What a backfill can write: the nightly datasets, then the backfill-only ones.
+BACKFILL_DATASETS: tuple[str, ...] = (
+    *NIGHTLY_DATASETS,
+    *(d for d, s in SCHEMAS.items() if not s.nightly),
+)
+# Datasets with a query surface of their own (the CLI's DATASET, the snapshot's `datasets`).
+QUERY_DATASETS: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.queryable)
+DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {d: s.default_chain for d, s in SCHEMAS.items()}
 
 
-def get(name: str) -> DatasetSchema:
+def get(name: str) -> Dataset:
     from pitlake.errors import InvalidArgumentsError
 
     try:
@@ -27,12 +51,19 @@ def get(name: str) -> DatasetSchema:
 
 
 __all__ = [
+    "BACKFILL_DATASETS",
     "BITEMPORAL_COLUMNS",
     "BITEMPORAL_FIELDS",
     "DATASETS",
+    "DEFAULT_CHAINS",
+    "LATER_STAGE",
     "NIGHTLY_DATASETS",
+    "QUERY_DATASETS",
     "SCHEMAS",
     "TRADE_DATE_DATASETS",
-    "DatasetSchema",
+    "Dataset",
+    "Kind",
+    "Scope",
     "get",
+    "of_kind",
 ]

@@ -1,9 +1,12 @@
 """Cumulative back-adjustment (hfq-type) factors: hfq = raw × factor; qfq = hfq ÷ anchor."""
 
 import pyarrow as pa
-from pitlake.schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_year
 
-SCHEMA = DatasetSchema(
+from pitlake.calendar import EX_DATE_OPEN
+from pitlake.pit import rule_ex_date_open
+
+SCHEMA = Dataset(
     name="adj_factors",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
@@ -13,6 +16,13 @@ SCHEMA = DatasetSchema(
     key=("symbol", "trade_date"),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
-    known_at_rule="adj_factors",  # ex-date open, 09:15 +08:00
+    kind=Kind.TRADE_DATED,
+    scope=Scope.MARKET_BY_DATE,
+    known_at=rule_ex_date_open,  # ex-date open, 09:15 +08:00
+    event_time=EX_DATE_OPEN,
+    default_chain=("tushare", "akshare"),
+    never_empty=True,
+    row_count_floor=0.8,
+    queryable=False,  # read through quotes' qfq/hfq
     description="One vendor's factor series per symbol (bases differ between vendors).",
 )

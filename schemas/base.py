@@ -1,5 +1,8 @@
-"""What every dataset schema has: Arrow schema, key, partitioning, known-at rule.
+"""What every dataset declares where it is defined (dlt-resource style): its Arrow schema, key,
+partitioning, kind, known-at rule, event time, fetch scope, load rules and quality hooks.
 
+Nothing else restates these facts: planning, the gate and the readers dispatch on `kind`,
+`scope` and the flags, and the registry (`pitlake.schemas`) derives every list from the specs.
 The bitemporal columns are the same for every dataset and defined only here.
 """
 
@@ -7,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import time
+from enum import StrEnum
 
 import pandas as pd
 import pyarrow as pa
 
-from pitlake.pit import KNOWN_AT_RULES, Rule
+from pitlake.pit import Rule
 
 TS = pa.timestamp("us", tz="UTC")
 
@@ -55,18 +60,45 @@ def by_year(col: str) -> Partitioning:
 BY_KNOWN_AT_MONTH = Partitioning("month", _month_of_known_at)
 
 
+class Kind(StrEnum):
+    """What a row is about in time; readers and the gate dispatch on it."""
+
+    TRADE_DATED = "trade_dated"  # one row per symbol and session (bars, factors, lists)
+    REPORT_PERIOD = "report_period"  # one row per symbol and reporting period (statements)
+    PUBLISHED = "published"  # items dated by their publication (news)
+    CALENDAR = "calendar"  # the exchange calendar itself
+
+
+class Scope(StrEnum):
+    """How one fetch unit covers the dataset; planning dispatches on it."""
+
+    MARKET_BY_DATE = "market_by_date"  # one whole-market call per session
+    RANGE = "range"  # one call over the whole requested range
+    UNIVERSE = "universe"  # per symbol, over the stored universe
+
+
 @dataclass(frozen=True)
-class DatasetSchema:
+class Dataset:
     name: str
     fields: tuple[pa.Field, ...]  # canonical data columns (without the bitemporal ones)
     key: tuple[str, ...]
     partitioning: Partitioning
     date_column: str | None  # the column a ledger entry is about (trade_date, report_period)
-    known_at_rule: str  # key into pitlake.pit.KNOWN_AT_RULES (basis is per row)
+    kind: Kind
+    scope: Scope
+    known_at: Rule  # the known-at rule (pitlake.pit.rule_*); the basis is per row
+    default_chain: tuple[str, ...]  # vendors tried in order when the user names none
+    # The instant a row's date describes is over (session close, ex-date open, end of day):
+    # the gate refuses a row known before it. None: no such instant (news, the calendar).
+    event_time: time | None = None
+    never_empty: bool = False  # a whole-market session never has zero rows
+    row_count_floor: float | None = None  # share of the previous session's rows required
+    nightly: bool = True  # ingested by the nightly run (else by backfills only)
+    queryable: bool = True  # a query surface of its own (adj_factors feed qfq/hfq only)
+    quality: tuple[str, ...] = ()  # named quality hooks the gate derives columns for
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()
-    whole_market: bool = True  # one by-date call covers the market
     description: str = ""
     extra_doc: dict[str, str] = field(default_factory=dict)
 
@@ -95,10 +127,6 @@ class DatasetSchema:
     @property
     def sort_columns(self) -> list[str]:
         return [*(self.sort or self.key), "known_at"]
-
-    @property
-    def rule(self) -> Rule:
-        return KNOWN_AT_RULES[self.known_at_rule]
 
     def empty_frame(self) -> pd.DataFrame:
         return self.arrow_schema.empty_table().to_pandas()

@@ -1,9 +1,11 @@
 """Vendor trading calendars, stored to cross-check and extend the offline XSHG calendar."""
 
 import pyarrow as pa
-from pitlake.schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_year
 
-SCHEMA = DatasetSchema(
+from pitlake.pit import rule_first_seen
+
+SCHEMA = Dataset(
     name="calendar",
     fields=(
         pa.field("exchange", pa.string(), nullable=False),  # XSHG
@@ -13,5 +15,9 @@ SCHEMA = DatasetSchema(
     key=("exchange", "date"),
     partitioning=by_year("date"),
     date_column="date",
-    known_at_rule="calendar",  # first time we saw the vendor's answer
+    kind=Kind.CALENDAR,
+    scope=Scope.RANGE,
+    known_at=rule_first_seen,  # first time we saw the vendor's answer
+    default_chain=("tushare", "akshare"),
+    nightly=False,  # written by backfills; the offline calendar covers the nightly run
 )

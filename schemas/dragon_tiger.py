@@ -4,9 +4,12 @@ Never stores the vendor's 上榜后N日 columns: they are returns *after* the li
 """
 
 import pyarrow as pa
-from pitlake.schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_year
 
-SCHEMA = DatasetSchema(
+from pitlake.calendar import SESSION_CLOSE
+from pitlake.pit import rule_day_end
+
+SCHEMA = Dataset(
     name="dragon_tiger",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
@@ -28,7 +31,13 @@ SCHEMA = DatasetSchema(
     key=("symbol", "trade_date", "reason"),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
-    known_at_rule="dragon_tiger",  # end of the trade date's Beijing day
+    kind=Kind.TRADE_DATED,
+    scope=Scope.MARKET_BY_DATE,
+    known_at=rule_day_end,  # end of the trade date's Beijing day
+    event_time=SESSION_CLOSE,  # the list is published after the close
+    default_chain=("tushare", "akshare"),
+    row_count_floor=0.25,
+    quality=("price_moves",),
     ignore_on_compare=("name",),
 )
 

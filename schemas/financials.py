@@ -7,7 +7,9 @@ only here. Vendor fields outside the canonical set are kept in `extra` (a JSON o
 """
 
 import pyarrow as pa
-from pitlake.schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+
+from pitlake.pit import END_OF_DAY, rule_financials
 
 STATEMENTS = ("income", "balance", "cashflow")
 
@@ -47,7 +49,7 @@ def vendor_map(statement: str, vendor: str) -> dict[str, str]:
     return {v[idx]: k for k, v in LINE_ITEMS.items() if v[0] == statement}
 
 
-SCHEMA = DatasetSchema(
+SCHEMA = Dataset(
     name="financials",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
@@ -64,9 +66,13 @@ SCHEMA = DatasetSchema(
     key=("symbol", "statement", "report_period", "report_type"),
     partitioning=by_year("report_period"),
     date_column="report_period",
-    known_at_rule="financials",
+    kind=Kind.REPORT_PERIOD,
+    scope=Scope.RANGE,
+    known_at=rule_financials,
+    event_time=END_OF_DAY,  # the period has ended only at the end of its last day
+    default_chain=("tushare", "akshare"),
+    quality=("statement_periods",),
     sort=("symbol", "statement", "report_period", "report_type"),
     # Dates and flags move when a vendor re-labels an unchanged version; only values make one.
     ignore_on_compare=("ann_date", "revision_date", "update_flag", "undated_revision"),
-    whole_market=False,
 )

@@ -2,9 +2,11 @@
 feeds is one row whose `sources` lists both."""
 
 import pyarrow as pa
-from pitlake.schemas.base import BY_KNOWN_AT_MONTH, DatasetSchema
+from pitlake.schemas.base import BY_KNOWN_AT_MONTH, Dataset, Kind, Scope
 
-SCHEMA = DatasetSchema(
+from pitlake.pit import rule_news
+
+SCHEMA = Dataset(
     name="news",
     fields=(
         pa.field("news_id", pa.string(), nullable=False),
@@ -18,7 +20,9 @@ SCHEMA = DatasetSchema(
     key=("news_id",),
     partitioning=BY_KNOWN_AT_MONTH,
     date_column=None,
-    known_at_rule="news",  # publish time, else first_seen
+    kind=Kind.PUBLISHED,
+    scope=Scope.UNIVERSE,
+    known_at=rule_news,  # publish time, else first_seen
+    default_chain=("akshare", "tushare"),
     ignore_on_compare=("content", "url", "sources", "symbols"),
-    whole_market=False,
 )

@@ -1,9 +1,12 @@
 """Daily bars: raw (unadjusted) prices in 元, volume in shares, amount in 元, percent units."""
 
 import pyarrow as pa
-from pitlake.schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_year
 
-SCHEMA = DatasetSchema(
+from pitlake.calendar import SESSION_CLOSE
+from pitlake.pit import rule_session_close
+
+SCHEMA = Dataset(
     name="quotes",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
@@ -21,6 +24,13 @@ SCHEMA = DatasetSchema(
     key=("symbol", "trade_date"),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
-    known_at_rule="quotes",  # session close, 15:00 +08:00
+    kind=Kind.TRADE_DATED,
+    scope=Scope.MARKET_BY_DATE,
+    known_at=rule_session_close,  # session close, 15:00 +08:00
+    event_time=SESSION_CLOSE,
+    default_chain=("tushare", "akshare"),
+    never_empty=True,
+    row_count_floor=0.8,
+    quality=("ohlc", "price_moves"),
     description="Unadjusted daily OHLCV; qfq/hfq are computed at read time from adj_factors.",
 )

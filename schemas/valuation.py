@@ -1,9 +1,12 @@
 """Daily valuation (Tushare daily_basic): caps in 元, share counts in shares, percent units."""
 
 import pyarrow as pa
-from pitlake.schemas.base import DatasetSchema, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_year
 
-SCHEMA = DatasetSchema(
+from pitlake.calendar import SESSION_CLOSE
+from pitlake.pit import rule_session_close
+
+SCHEMA = Dataset(
     name="valuation",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
@@ -28,5 +31,11 @@ SCHEMA = DatasetSchema(
     key=("symbol", "trade_date"),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
-    known_at_rule="valuation",  # session close
+    kind=Kind.TRADE_DATED,
+    scope=Scope.MARKET_BY_DATE,
+    known_at=rule_session_close,
+    event_time=SESSION_CLOSE,
+    default_chain=("tushare",),
+    never_empty=True,
+    row_count_floor=0.8,
 )

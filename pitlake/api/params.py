@@ -10,20 +10,12 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
+from pitlake import schemas
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import parse_cutoff
 
 # Datasets a query can name (the CLI's DATASET, the snapshot's `datasets`), canonical spelling.
-QUERY_DATASETS: tuple[str, ...] = (
-    "quotes",
-    "valuation",
-    "financials",
-    "news",
-    "dragon_tiger",
-    "calendar",
-    "snapshot",
-    "status",
-)
+QUERY_DATASETS: tuple[str, ...] = (*schemas.QUERY_DATASETS, "snapshot", "status")
 # A request naming more symbols than this is refused before any read (Lake allows 6000 for
 # Python callers; an HTTP query string that long is abuse, not a question).
 MAX_REQUEST_SYMBOLS = 500

@@ -35,7 +35,7 @@ from pitlake.envelope import Result
 from pitlake.lake.records import JSON_COLUMNS
 from pitlake.lake.sql import ident
 from pitlake.lake.store import LakeStore
-from pitlake.schemas import SCHEMAS, DatasetSchema
+from pitlake.schemas import SCHEMAS, Dataset
 from pitlake.statuses import DateStatus, ResultStatus
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ def connect(
 
 def _visible(
     store: LakeStore,
-    schema: DatasetSchema,
+    schema: Dataset,
     cutoff: datetime,
     as_ingested: datetime | None,
     *,
@@ -268,7 +268,7 @@ def _visible(
     return data.filter(condition)
 
 
-def _select_columns(schema: DatasetSchema, alias: str) -> str:
+def _select_columns(schema: Dataset, alias: str) -> str:
     out = []
     for f in schema.arrow_schema:
         c = f"{alias}.{ident(f.name)}"
@@ -283,7 +283,7 @@ def _select_columns(schema: DatasetSchema, alias: str) -> str:
     return ", ".join(out)
 
 
-def _latest_sql(schema: DatasetSchema) -> str:
+def _latest_sql(schema: Dataset) -> str:
     """The newest visible version per key: the same rows as `DuckReader.latest_versions`."""
     keys = ", ".join(ident(k) for k in schema.key)
     return (

@@ -57,8 +57,8 @@ from pitlake.lake.status import (
 )
 from pitlake.lake.store import LakeStore
 from pitlake.lake.stored_calendar import extend_calendar_from_lake
-from pitlake.pit import beijing_day_window, is_quarter_end, iso_beijing, parse_cutoff
-from pitlake.schemas import BITEMPORAL_COLUMNS, DatasetSchema
+from pitlake.pit import Rule, beijing_day_window, is_quarter_end, iso_beijing, parse_cutoff
+from pitlake.schemas import BITEMPORAL_COLUMNS, Dataset
 from pitlake.schemas import get as get_schema
 from pitlake.schemas.financials import STATEMENTS
 from pitlake.statuses import DateStatus, ResultStatus
@@ -105,7 +105,7 @@ class Window:
     after_cutoff: bool = False  # a range that starts after the cutoff date
 
 
-def _known_at_floors(schema: DatasetSchema, dates: Iterable[date]) -> dict[date, datetime]:
+def _known_at_floors(schema: Dataset, dates: Iterable[date]) -> dict[date, datetime]:
     """The earliest instant a row of this dataset about each date can be public (its rule),
     from one call of the rule over the dates not seen before (a call per date cost ~1 ms: a
     five-year gap analysis spent a second here). A rule that depends on the date alone (not
@@ -114,12 +114,12 @@ def _known_at_floors(schema: DatasetSchema, dates: Iterable[date]) -> dict[date,
     days = sorted(set(dates))
     if not days:
         return {}
-    cache = _FLOORS.get(schema.known_at_rule) if _date_only_rule(schema) else None
+    cache = _FLOORS.get(schema.known_at) if _date_only_rule(schema) else None
     todo = days if cache is None else [d for d in days if d not in cache]
     computed: dict[date, datetime] = {}
     if todo:
         frame = pd.DataFrame({schema.date_column: todo})
-        known, _ = schema.rule(frame, datetime.now(timezone.utc))
+        known, _ = schema.known_at(frame, datetime.now(timezone.utc))
         computed = dict(zip(todo, known.dt.to_pydatetime(), strict=True))
         if cache is not None:
             cache.update(computed)
@@ -129,19 +129,19 @@ def _known_at_floors(schema: DatasetSchema, dates: Iterable[date]) -> dict[date,
 
 
 # Per known-at rule: whether it depends on the date alone, and its floors by date.
-_DATE_ONLY: dict[str, bool] = {}
-_FLOORS: dict[str, dict[date, datetime]] = {}
+_DATE_ONLY: dict[Rule, bool] = {}
+_FLOORS: dict[Rule, dict[date, datetime]] = {}
 
 
-def _date_only_rule(schema: DatasetSchema) -> bool:
+def _date_only_rule(schema: Dataset) -> bool:
     """Whether the rule dates a row from its date alone: the same floor for two fetch
     instants a year apart (checked once per rule)."""
-    name = schema.known_at_rule
+    name = schema.known_at
     if name not in _DATE_ONLY:
         assert schema.date_column is not None
         frame = pd.DataFrame({schema.date_column: [date(2020, 6, 1)]})
-        a, _ = schema.rule(frame, datetime(2020, 6, 2, tzinfo=timezone.utc))
-        b, _ = schema.rule(frame, datetime(2021, 6, 2, tzinfo=timezone.utc))
+        a, _ = schema.known_at(frame, datetime(2020, 6, 2, tzinfo=timezone.utc))
+        b, _ = schema.known_at(frame, datetime(2021, 6, 2, tzinfo=timezone.utc))
         _DATE_ONLY[name] = bool((a == b).all())
         _FLOORS.setdefault(name, {})
     return _DATE_ONLY[name]
@@ -159,7 +159,7 @@ def _months(lo: date, hi: date) -> list[str]:
     return out
 
 
-def _empty_table(schema: DatasetSchema) -> pa.Table:
+def _empty_table(schema: Dataset) -> pa.Table:
     return schema.arrow_schema.empty_table()
 
 
@@ -511,7 +511,7 @@ class Lake:
 
     def _read_latest(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         symbols: list[str] | None,
         lo: date,
         hi: date,
@@ -542,7 +542,7 @@ class Lake:
 
     def _read_latest_small(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         files: list[Any],
         where: list[str],
         seen: str,
@@ -577,7 +577,7 @@ class Lake:
         return self._newest_per_key(schema, table), hidden_pairs
 
     def _read_latest_kept(
-        self, schema: DatasetSchema, kept: pa.Table, symbols: list[str], ask: Ask
+        self, schema: Dataset, kept: pa.Table, symbols: list[str], ask: Ask
     ) -> tuple[pa.Table, set[tuple[str, date]]]:
         """`_read_latest_small` over one session's kept rows (`_session_slice`), in Arrow: the
         symbols asked, split by the same visibility rule as `visible()` (known_at <= cutoff,
@@ -609,7 +609,7 @@ class Lake:
             table = table.sort_by([(c, "ascending") for c in dict.fromkeys(order)])
         return self._newest_per_key(schema, table), hidden_pairs
 
-    def _session_slice(self, schema: DatasetSchema, files: list[Any], day: date) -> pa.Table | None:
+    def _session_slice(self, schema: Dataset, files: list[Any], day: date) -> pa.Table | None:
         """Every stored version of `day` in these files (no cutoff applied), kept per file
         identity (session_slices.py); None for files without a local identity."""
         date_col = schema.date_column
@@ -626,7 +626,7 @@ class Lake:
         return self._sessions.get(schema.name, day, files, read)
 
     @staticmethod
-    def _newest_per_key(schema: DatasetSchema, table: pa.Table) -> pa.Table:
+    def _newest_per_key(schema: Dataset, table: pa.Table) -> pa.Table:
         """Rows sorted by key then version: the last version of each key."""
         if table.num_rows < 2:
             return table if table.num_rows else _empty_table(schema)
@@ -641,7 +641,7 @@ class Lake:
         return table.filter(keep)
 
     def _hidden_pairs(
-        self, schema: DatasetSchema, symbols: list[str] | None, lo: date, hi: date, ask: Ask
+        self, schema: Dataset, symbols: list[str] | None, lo: date, hi: date, ask: Ask
     ) -> set[tuple[str, date]]:
         """(scope, date) pairs with stored rows that the cutoff hides: "not public yet"."""
         date_col = schema.date_column
@@ -667,7 +667,7 @@ class Lake:
         )
 
     def _latest_date(
-        self, schema: DatasetSchema, symbols: list[str] | None, on_or_before: date, ask: Ask
+        self, schema: Dataset, symbols: list[str] | None, on_or_before: date, ask: Ask
     ) -> date | None:
         """The latest date ≤ on_or_before holding rows visible at the cutoff (newest year
         partition first, so the usual answer reads one file)."""
@@ -695,7 +695,7 @@ class Lake:
 
     def _gaps(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         symbols: list[str] | None,
         missing: list[tuple[str, date]],
         ledger: LedgerView,
@@ -759,7 +759,7 @@ class Lake:
         return runs
 
     @staticmethod
-    def _not_public(schema: DatasetSchema, dates: list[date], ask: Ask) -> dict[date, datetime]:
+    def _not_public(schema: Dataset, dates: list[date], ask: Ask) -> dict[date, datetime]:
         """The dates whose rows become public only after the cutoff (their rule's floor), with
         that instant. A trade-dated rule dates a row within its session's day, and later
         sessions later, so only the last week before the cutoff is computed, plus the latest
@@ -908,7 +908,7 @@ class Lake:
 
     def _fetched_before(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         symbols: list[str] | None,
         scopes: list[str],
         on_or_before: date,
@@ -1146,7 +1146,7 @@ class Lake:
     def _undated_result(
         self,
         frame: pa.Table,
-        schema: DatasetSchema,
+        schema: Dataset,
         ask: Ask,
         status: ResultStatus,
         notes: list[str],

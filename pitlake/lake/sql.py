@@ -21,7 +21,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pitlake.schemas import DatasetSchema
+from pitlake.schemas import Dataset
 
 # IN lists longer than this are bound as one list parameter (see Params.in_list).
 MAX_INLINE_IN = 64
@@ -119,7 +119,7 @@ class DuckReader:
 
     def latest_versions(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         files: Sequence[Path | str],
         where: list[str],
         params: Params,
@@ -151,7 +151,7 @@ class DuckReader:
 
     def _latest_in_key_order(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         files: Sequence[Path | str],
         where: list[str],
         params: Params,

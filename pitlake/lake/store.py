@@ -56,7 +56,7 @@ from pitlake.lake.fs import (
 from pitlake.lake.lease import DATASET_WIDE, Coordinator, Holding
 from pitlake.lake.tempfiles import sweep_orphans, temp_path_for
 from pitlake.pit import KnownAtBasis, iso_beijing, latest_admissible_known_at
-from pitlake.schemas import DatasetSchema
+from pitlake.schemas import Dataset
 from pitlake.schemas import get as get_schema
 
 CURATED = "curated"
@@ -238,7 +238,7 @@ def _timestamp_series(s: pd.Series, name: str) -> pd.Series:
 
 
 def canonical_batch(
-    schema: DatasetSchema, frame: pd.DataFrame, *, run_id: str, ingested_at: pd.Timestamp
+    schema: Dataset, frame: pd.DataFrame, *, run_id: str, ingested_at: pd.Timestamp
 ) -> pd.DataFrame:
     """Caller's frame → the exact dtypes a partition read returns, bitemporal columns filled.
 
@@ -290,7 +290,7 @@ def _comparable(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 
 def new_versions(
-    schema: DatasetSchema,
+    schema: Dataset,
     incoming: pd.DataFrame,
     existing: pd.DataFrame | None,
     ingested_at: pd.Timestamp,
@@ -349,7 +349,7 @@ def new_versions(
     return inc.drop(columns=[_SEQ, _STORED_MAX, _REVISED]), revisions
 
 
-def conform(table: pa.Table, schema: DatasetSchema) -> pa.Table:
+def conform(table: pa.Table, schema: Dataset) -> pa.Table:
     """A stored table in exactly the current schema (columns added later read as null)."""
     target = schema.arrow_schema
     if table.schema.equals(target, check_metadata=False):
@@ -362,7 +362,7 @@ def conform(table: pa.Table, schema: DatasetSchema) -> pa.Table:
 
 
 def _versions_matching(
-    table: pa.Table | None, schema: DatasetSchema, batch: pd.DataFrame
+    table: pa.Table | None, schema: Dataset, batch: pd.DataFrame
 ) -> pd.DataFrame | None:
     """The stored rows whose key columns each take a value seen in `batch` (a superset of the
     batch's keys, filtered in Arrow), as pandas for the version comparison."""
@@ -549,7 +549,7 @@ class LakeStore:
 
     def _write_partition(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         value: str,
         sub: pd.DataFrame,
         ingested: pd.Timestamp,
@@ -575,7 +575,7 @@ class LakeStore:
             result.revisions += revisions
 
     @staticmethod
-    def _partition_follows_key(schema: DatasetSchema, batch: pd.DataFrame) -> bool:
+    def _partition_follows_key(schema: Dataset, batch: pd.DataFrame) -> bool:
         """True when the partition is a function of the key (trade-date or period datasets):
         then every version of a key lives in one partition and a partition lock suffices."""
         try:
@@ -584,7 +584,7 @@ class LakeStore:
             return False
         return True
 
-    def _versions_of_keys(self, schema: DatasetSchema, batch: pd.DataFrame) -> pd.DataFrame | None:
+    def _versions_of_keys(self, schema: Dataset, batch: pd.DataFrame) -> pd.DataFrame | None:
         """Stored versions of the batch's keys, wherever they are partitioned."""
         cols = list(dict.fromkeys([*schema.key, *schema.value_columns, "known_at"]))
         frames = [
@@ -595,7 +595,7 @@ class LakeStore:
         return pd.concat(found, ignore_index=True) if found else None
 
     def _read_stored(
-        self, schema: DatasetSchema, value: str
+        self, schema: Dataset, value: str
     ) -> tuple[pa.Table | None, str | None, str | object | None]:
         """A partition's table, and on object storage its content hash and ETag: the object is
         fetched once (one GET, no HEAD first), so an unchanged partition needs no second GET
@@ -616,7 +616,7 @@ class LakeStore:
 
     def _merge_into_partition(
         self,
-        schema: DatasetSchema,
+        schema: Dataset,
         value: str,
         held: list[pa.Table | None],
         added: pd.DataFrame,

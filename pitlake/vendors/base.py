@@ -163,6 +163,6 @@ class Adapter(ABC):
                 endpoint=",".join(sorted({r.query.endpoint for r in raws})),
             )
         frame = frame.reindex(columns=schema.columns)
-        frame = apply_known_at(schema.known_at_rule, frame, fetched_at)
+        frame = apply_known_at(schema.known_at, frame, fetched_at)
         frame["source"] = self.vendor
         return FetchOutcome(self.vendor, frame.reset_index(drop=True), raws, calls=len(raws))

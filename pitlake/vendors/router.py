@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from pitlake import schemas
 from pitlake.errors import InvalidArgumentsError, VendorError
 from pitlake.statuses import ROUTE_FAILURE_ORDER, LedgerStatus
 from pitlake.symbols import canonical
@@ -37,15 +38,7 @@ log = logging.getLogger(__name__)
 
 KNOWN_VENDORS: tuple[str, ...] = ("tushare", "akshare")
 
-DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {
-    "quotes": ("tushare", "akshare"),
-    "adj_factors": ("tushare", "akshare"),
-    "valuation": ("tushare",),
-    "financials": ("tushare", "akshare"),
-    "news": ("akshare", "tushare"),
-    "dragon_tiger": ("tushare", "akshare"),
-    "calendar": ("tushare", "akshare"),
-}
+DEFAULT_CHAINS: dict[str, tuple[str, ...]] = schemas.DEFAULT_CHAINS  # from the specs
 
 _LOG_LEVEL = {
     LedgerStatus.NOT_CONFIGURED: logging.DEBUG,

@@ -5,7 +5,7 @@ from datetime import date, datetime, timezone
 import pandas as pd
 import pytest
 
-from pitlake import pit
+from pitlake import pit, schemas
 from pitlake.calendar import BEIJING
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import KnownAtBasis
@@ -132,21 +132,21 @@ def _utc(d: datetime) -> pd.Timestamp:
 
 def test_trade_date_rules() -> None:
     f = pd.DataFrame({"trade_date": [date(2025, 6, 3)]})
-    out = pit.apply_known_at("quotes", f, FETCHED)
+    out = pit.apply_known_at(schemas.get("quotes").known_at, f, FETCHED)
     assert out["known_at"].iloc[0] == _utc(datetime(2025, 6, 3, 15, tzinfo=BEIJING))
     assert out["known_at_basis"].iloc[0] == "session_close"
     assert str(out["known_at"].dtype) == "datetime64[us, UTC]"
-    out = pit.apply_known_at("adj_factors", f, FETCHED)
+    out = pit.apply_known_at(schemas.get("adj_factors").known_at, f, FETCHED)
     assert out["known_at"].iloc[0] == _utc(datetime(2025, 6, 3, 9, 15, tzinfo=BEIJING))
     assert out["known_at_basis"].iloc[0] == "ex_date_open"
-    out = pit.apply_known_at("dragon_tiger", f, FETCHED)
+    out = pit.apply_known_at(schemas.get("dragon_tiger").known_at, f, FETCHED)
     assert out["known_at"].iloc[0] == _utc(pit.end_of_beijing_day(date(2025, 6, 3)))
     assert out["known_at_basis"].iloc[0] == "day_end"
 
 
 def test_news_rule_published_else_first_seen() -> None:
     f = pd.DataFrame({"published_at": [pd.Timestamp("2025-06-03 23:59", tz=BEIJING), pd.NaT]})
-    out = pit.apply_known_at("news", f, FETCHED)
+    out = pit.apply_known_at(schemas.get("news").known_at, f, FETCHED)
     assert out["known_at_basis"].tolist() == ["published", "first_seen"]
     assert out["known_at"].iloc[1] == _utc(FETCHED)
 
@@ -160,7 +160,7 @@ def test_financials_rule_every_basis() -> None:
             "undated_revision": [False, False, True, False],
         }
     )
-    out = pit.apply_known_at("financials", f, FETCHED)
+    out = pit.apply_known_at(schemas.get("financials").known_at, f, FETCHED)
     assert out["known_at_basis"].tolist() == [
         "announcement",
         "revision",
@@ -181,13 +181,13 @@ def test_financials_rule_rejects_non_quarter_end() -> None:
         {"report_period": [date(2025, 4, 30)], "ann_date": [None], "revision_date": [None]}
     )
     with pytest.raises(InvalidArgumentsError, match="quarter end"):
-        pit.apply_known_at("financials", f, FETCHED)
+        pit.apply_known_at(schemas.get("financials").known_at, f, FETCHED)
 
 
 def test_rules_cover_every_dataset() -> None:
     from pitlake import schemas
 
-    assert set(schemas.DATASETS) <= set(pit.KNOWN_AT_RULES)
+    assert all(callable(schemas.get(d).known_at) for d in schemas.DATASETS)
 
 
 def test_iso_beijing() -> None:
@@ -211,8 +211,10 @@ def test_undated_report_seen_before_its_deadline_is_first_seen() -> None:
         {"report_period": [date(2025, 3, 31)], "ann_date": [None], "revision_date": [None]}
     )
     early = datetime(2025, 4, 20, 21, 0, tzinfo=BEIJING)
-    out = pit.apply_known_at("financials", f, early)
+    out = pit.apply_known_at(schemas.get("financials").known_at, f, early)
     assert out["known_at_basis"].iloc[0] == "first_seen"
     assert out["known_at"].iloc[0] == _utc(early)
-    late = pit.apply_known_at("financials", f, FETCHED)  # fetched after the deadline
+    late = pit.apply_known_at(
+        schemas.get("financials").known_at, f, FETCHED
+    )  # fetched after the deadline
     assert late["known_at_basis"].iloc[0] == "statutory_deadline"

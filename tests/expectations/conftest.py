@@ -34,7 +34,7 @@ def warm_gx() -> Any:
 def _finish(dataset: str, frame: pd.DataFrame, fetched_at: datetime, source: str) -> pd.DataFrame:
     schema = SCHEMAS[dataset]
     frame = frame.reindex(columns=schema.columns)
-    frame = apply_known_at(schema.known_at_rule, frame, fetched_at)
+    frame = apply_known_at(schema.known_at, frame, fetched_at)
     frame["source"] = pd.Series(source, index=frame.index, dtype="str")
     frame["known_at_basis"] = frame["known_at_basis"].astype("str")
     for col in frame.columns:  # the canonical string dtype, as a normaliser leaves it

@@ -121,12 +121,13 @@ def test_naive_fetch_time_is_beijing() -> None:
 
 
 def _statement(ann: date | None, revision: date | None, fetched: datetime):
+    from pitlake import schemas
     from pitlake.pit import apply_known_at
 
     frame = BUILDERS["financials"](fetched_at=fetched).iloc[[0]].reset_index(drop=True)
     frame["ann_date"] = [ann]
     frame["revision_date"] = [revision]
-    frame = apply_known_at("financials", frame, fetched)
+    frame = apply_known_at(schemas.get("financials").known_at, frame, fetched)
     frame["known_at_basis"] = frame["known_at_basis"].astype("str")
     return frame
 

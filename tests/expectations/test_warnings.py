@@ -10,6 +10,7 @@ import pytest
 from pitlake.expectations import validate
 from pitlake.expectations.verdict import Outcome
 
+from pitlake import schemas
 from pitlake.calendar import BEIJING
 from pitlake.pit import apply_known_at
 from pitlake.statuses import LedgerStatus
@@ -119,7 +120,7 @@ def test_row_count_far_below_previous_session_warns() -> None:
 def test_announcement_after_statutory_deadline_warns() -> None:
     frame = BUILDERS["financials"]()
     frame.loc[0, "ann_date"] = date(2025, 5, 10)  # Q1 is due by 04-30
-    frame = apply_known_at("financials", frame, ctx().fetched_at)
+    frame = apply_known_at(schemas.get("financials").known_at, frame, ctx().fetched_at)
     frame["known_at_basis"] = frame["known_at_basis"].astype("str")
     v = validate("financials", frame, ctx())
     assert v.outcome is Outcome.WARN and v.writable

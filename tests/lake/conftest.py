@@ -62,7 +62,7 @@ def canonical(
         elif pa.types.is_date32(f.type):
             df[f.name] = [date.fromisoformat(v) if isinstance(v, str) else v for v in df[f.name]]
     if "known_at" not in df.columns:
-        stamped = apply_known_at(schema.known_at_rule, df[schema.columns], fetched_at)
+        stamped = apply_known_at(schema.known_at, df[schema.columns], fetched_at)
         df["known_at"] = stamped["known_at"]
         df["known_at_basis"] = stamped["known_at_basis"]
     else:

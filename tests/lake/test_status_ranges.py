@@ -4,6 +4,7 @@ what they cover, long ranges summarise their gaps, and a corrupt file is a named
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import pandas as pd
 import pytest
 from pitlake.schemas import get as get_schema
 
-import pitlake.pit as pit
+from pitlake import schemas
 from pitlake.calendar import XSHG
 from pitlake.errors import LakeCorruptError
 from pitlake.lake.catalog import Catalog
@@ -194,14 +195,14 @@ def test_the_known_at_rule_runs_once_per_gap_analysis_not_once_per_session(
     to run the known-at rule for each of its ~1,200 sessions (item 11, a second on a real lake;
     benchmarks/bench_gaps.py times it)."""
     calls = []
-    name = get_schema("quotes").known_at_rule
-    real = pit.KNOWN_AT_RULES[name]
+    spec = get_schema("quotes")
+    real = spec.known_at
 
     def counted(frame: Any, fetched_at: Any) -> Any:
         calls.append(len(frame))
         return real(frame, fetched_at)
 
-    monkeypatch.setitem(pit.KNOWN_AT_RULES, name, counted)
+    monkeypatch.setitem(schemas.SCHEMAS, "quotes", dataclasses.replace(spec, known_at=counted))
     r = lake.quotes(A, start="2021-01-01", end="2025-12-30", as_of="2025-12-30")
     assert r.status is ResultStatus.UNKNOWN and r.meta["gap_summary"][0]["count"] > 1200
     assert len(r.meta["gaps"]) == 1  # one run of never-fetched sessions
