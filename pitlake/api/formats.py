@@ -137,8 +137,8 @@ def decode_cursor(cursor: str) -> dict[str, Any]:
 def wanted_of(path: str, params: list[tuple[str, str]], accept: str) -> tuple[Wanted, str | None]:
     """The format and page of one request, and the as_of a cursor pins it to."""
     given = dict(params)
-    fmt = (given.get("format") or "").strip().lower()
-    if fmt and fmt not in FORMATS:
+    fmt = given["format"].strip().lower() if "format" in given else ""
+    if "format" in given and fmt not in FORMATS:  # `format=` too: a typo, not "the default"
         raise BadPage(f"invalid format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if not fmt:
         fmt = "arrow" if ARROW_MEDIA in accept else "parquet" if PARQUET_MEDIA in accept else "json"
