@@ -12,10 +12,10 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "RunContext": "pitlake.expectations.gate",
+    "RunContext": "pitlake.expectations.run_context",
     "validate": "pitlake.expectations.gate",
     "validate_run": "pitlake.expectations.gate",
-    "check_alignment": "pitlake.expectations.gate",
+    "check_alignment": "pitlake.expectations.alignment",
     "Verdict": "pitlake.expectations.verdict",
     "FailedExpectation": "pitlake.expectations.verdict",
     "CheckResult": "pitlake.expectations.verdict",

@@ -19,9 +19,9 @@ import pandas as pd
 import pyarrow as pa
 
 from pitlake import symbols as sym
-from pitlake.calendar import BEIJING, EX_DATE_OPEN, SESSION_CLOSE, is_session
+from pitlake.calendar import BEIJING, is_session
 from pitlake.errors import InvalidArgumentsError
-from pitlake.pit import END_OF_DAY, is_quarter_end, latest_admissible_known_at, statutory_deadline
+from pitlake.pit import is_quarter_end, latest_admissible_known_at, statutory_deadline
 
 DQ_PREFIX = "_dq_"
 TRADE_DAY = f"{DQ_PREFIX}trade_date"  # the trade date as datetime64[s] (midnight)
@@ -32,7 +32,7 @@ EVENT_AT = f"{DQ_PREFIX}event_at"  # the instant a row's fact happened (UTC)
 OC_MIN = f"{DQ_PREFIX}min_open_close"
 OC_MAX = f"{DQ_PREFIX}max_open_close"
 MIN_PRICE = f"{DQ_PREFIX}min_price"
-MOVE = f"{DQ_PREFIX}move"  # |close - reference|, 元 (quotes) or percent points (dragon_tiger)
+MOVE = f"{DQ_PREFIX}move"  # |close - reference|, 元 (bars) or percent points (pct_chg only)
 ALLOWED_MOVE = f"{DQ_PREFIX}allowed_move"  # the board limit plus a rounding tolerance
 PERIOD_MMDD = f"{DQ_PREFIX}period_mmdd"  # report_period month*100 + day
 PERIOD_DAY = f"{DQ_PREFIX}report_period"
@@ -40,13 +40,6 @@ ANN_DAY = f"{DQ_PREFIX}ann_date"
 DEADLINE_DAY = f"{DQ_PREFIX}deadline"
 
 # The moment each dated dataset's fact exists (Beijing wall time on its date).
-EVENT_TIME: dict[str, time] = {
-    "quotes": SESSION_CLOSE,
-    "valuation": SESSION_CLOSE,
-    "adj_factors": EX_DATE_OPEN,
-    "dragon_tiger": SESSION_CLOSE,  # the list is published after the close
-    "financials": END_OF_DAY,  # the period has ended only at the end of its last day
-}
 PRICE_TICK = 0.01  # 元: limit prices are rounded to the tick, so they exceed the exact limit
 ROUNDING = PRICE_TICK / 2  # by at most half a tick
 _ST_NAME = re.compile(r"^[S*]*ST")
@@ -115,13 +108,15 @@ def instants(day_values: np.ndarray, wall: time) -> pd.DatetimeIndex:
     return pd.DatetimeIndex(naive).tz_localize("UTC")
 
 
-def trade_date_columns(dataset: str, frame: pd.DataFrame) -> dict[str, object]:
+def trade_date_columns(frame: pd.DataFrame, event_time: time) -> dict[str, object]:
+    """A trade-dated batch's day, whether it is a session, and its event instant (the spec's
+    `event_time` on that day)."""
     n = len(frame)
     day = days(frame.get("trade_date"), n)
     return {
         TRADE_DAY: day,
         IS_SESSION: _map_unique(day, _session, bool),
-        EVENT_AT: instants(day, EVENT_TIME[dataset]),
+        EVENT_AT: instants(day, event_time),
     }
 
 
@@ -131,7 +126,7 @@ def _numeric(frame: pd.DataFrame, col: str) -> np.ndarray:
     return pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
 
 
-def quotes_columns(frame: pd.DataFrame) -> dict[str, object]:
+def ohlc_columns(frame: pd.DataFrame) -> dict[str, object]:
     o, h, lo, c = (_numeric(frame, k) for k in ("open", "high", "low", "close"))
     with np.errstate(invalid="ignore"):
         return {
@@ -225,20 +220,22 @@ def limit_ratios(
 
 
 def price_move_columns(
-    dataset: str,
     frame: pd.DataFrame,
     day: np.ndarray,
     st_symbols: Collection[str],
     new_listings: Collection[str] | Mapping[str, date],
+    *,
+    in_prices: bool,
 ) -> dict[str, object]:
-    """Observed move vs the allowed move. Quotes compare prices in 元, allowing the half tick
-    by which a rounded limit price can exceed the exact limit; dragon_tiger has only pct_chg,
-    so that half tick becomes percent points of the price (plus pct_chg's own rounding)."""
+    """Observed move vs the allowed move. With prices (`in_prices`: a bar with pre_close) the
+    move is in 元, allowing the half tick by which a rounded limit price can exceed the exact
+    limit; a list with only pct_chg turns that half tick into percent points of the price (plus
+    pct_chg's own rounding)."""
     limit = limit_ratios(frame, day, st_symbols, new_listings)
     close, pct = _numeric(frame, "close"), _numeric(frame, "pct_chg")
     with np.errstate(invalid="ignore", divide="ignore"):
         ref_from_pct = close / (1.0 + pct / 100.0)
-        if dataset == "quotes":
+        if in_prices:
             ref = _numeric(frame, "pre_close")
             ref = np.where(np.isnan(ref) | (ref <= 0), ref_from_pct, ref)
             move = np.abs(close - ref)
@@ -250,7 +247,9 @@ def price_move_columns(
     return {MOVE: move, ALLOWED_MOVE: allowed}
 
 
-def financials_columns(frame: pd.DataFrame) -> dict[str, object]:
+def statement_period_columns(frame: pd.DataFrame, event_time: time) -> dict[str, object]:
+    """A statement batch's period, its month-day, announcement day, statutory deadline and
+    event instant (the end of the period's last day)."""
     n = len(frame)
     period = days(frame.get("report_period"), n)
     ann = days(frame.get("ann_date"), n)
@@ -268,7 +267,7 @@ def financials_columns(frame: pd.DataFrame) -> dict[str, object]:
         PERIOD_MMDD: mmdd,
         ANN_DAY: ann,
         DEADLINE_DAY: _map_unique(period, deadline, "datetime64[s]"),
-        EVENT_AT: instants(period, EVENT_TIME["financials"]),
+        EVENT_AT: instants(period, event_time),
     }
 
 

@@ -24,5 +24,6 @@ SCHEMA = Dataset(
     never_empty=True,
     row_count_floor=0.8,
     queryable=False,  # read through quotes' qfq/hfq
+    quality=("positive_factor",),
     description="One vendor's factor series per symbol (bases differ between vendors).",
 )

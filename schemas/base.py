@@ -95,7 +95,8 @@ class Dataset:
     row_count_floor: float | None = None  # share of the previous session's rows required
     nightly: bool = True  # ingested by the nightly run (else by backfills only)
     queryable: bool = True  # a query surface of its own (adj_factors feed qfq/hfq only)
-    quality: tuple[str, ...] = ()  # named quality hooks the gate derives columns for
+    quality: tuple[str, ...] = ()  # named quality hooks (pitlake.expectations.hooks)
+    batch_versions: bool = False  # one batch may hold several versions of a key (known_at)
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()

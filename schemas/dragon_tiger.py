@@ -37,7 +37,7 @@ SCHEMA = Dataset(
     event_time=SESSION_CLOSE,  # the list is published after the close
     default_chain=("tushare", "akshare"),
     row_count_floor=0.25,
-    quality=("price_moves",),
+    quality=("price_limit_pct",),
     ignore_on_compare=("name",),
 )
 

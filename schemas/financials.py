@@ -72,6 +72,7 @@ SCHEMA = Dataset(
     event_time=END_OF_DAY,  # the period has ended only at the end of its last day
     default_chain=("tushare", "akshare"),
     quality=("statement_periods",),
+    batch_versions=True,  # a batch may carry a statement and its restatement
     sort=("symbol", "statement", "report_period", "report_type"),
     # Dates and flags move when a vendor re-labels an unchanged version; only values make one.
     ignore_on_compare=("ann_date", "revision_date", "update_flag", "undated_revision"),

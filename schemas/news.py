@@ -24,5 +24,6 @@ SCHEMA = Dataset(
     scope=Scope.UNIVERSE,
     known_at=rule_news,  # publish time, else first_seen
     default_chain=("akshare", "tushare"),
+    quality=("publication",),
     ignore_on_compare=("content", "url", "sources", "symbols"),
 )

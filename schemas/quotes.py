@@ -31,6 +31,6 @@ SCHEMA = Dataset(
     default_chain=("tushare", "akshare"),
     never_empty=True,
     row_count_floor=0.8,
-    quality=("ohlc", "price_moves"),
+    quality=("ohlc", "price_limit_close"),
     description="Unadjusted daily OHLCV; qfq/hfq are computed at read time from adj_factors.",
 )

@@ -10,7 +10,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from pitlake.expectations import validate
-from pitlake.expectations.suites import BLOCKING, expectations_for
+from pitlake.expectations.expect import BLOCKING
+from pitlake.expectations.suites import expectations_for
 from pitlake.expectations.verdict import Outcome
 from pitlake.schemas import SCHEMAS, TRADE_DATE_DATASETS
 

@@ -8,7 +8,8 @@ import os
 import great_expectations as gx
 import pytest
 from pitlake.expectations import validate
-from pitlake.expectations.suites import BLOCKING, WARNING, build_suite, expectations_for, suite_json
+from pitlake.expectations.expect import BLOCKING, WARNING
+from pitlake.expectations.suites import build_suite, expectations_for, suite_json
 from pitlake.schemas import SCHEMAS
 
 from tests.expectations.conftest import BUILDERS, ctx
