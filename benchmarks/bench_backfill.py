@@ -8,7 +8,7 @@
 Runs pitlake.ingest.backfill_chunk per dataset per month chunk, in the flow's order (the
 trade-dated datasets, then statements), in this one process: fetch (the Tushare adapter's
 normalisation), gate, write, ledger. RSS is sampled every 0.2 s from /proc/self/status.
-Afterwards: lake size and as-of read latencies through pitlake.lake.query.Lake.
+Afterwards: lake size and as-of read latencies through pitlake.read.lake.Lake.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def ingest(
 
 
 def reads(root: Path, start: date, end: date, symbols: list[str], reps: int = 5) -> dict[str, Any]:
-    from pitlake.lake.query import Lake
+    from pitlake.read.lake import Lake
 
     lake = Lake(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}")
     day = end

@@ -34,8 +34,8 @@ from typing import Any
 import duckdb
 
 from benchmarks.synth import DEFAULT_OUT, read_summary
-from pitlake.lake.query import Lake
 from pitlake.pit import parse_cutoff
+from pitlake.read.lake import Lake
 
 OUT = Path(__file__).resolve().parent / "out"
 RESULT_FILE = OUT / "bench_gaps.json"

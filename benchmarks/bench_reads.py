@@ -39,9 +39,9 @@ from pitlake.schemas import get as get_schema
 from benchmarks.synth import DEFAULT_OUT, lake_size, read_summary
 from pitlake.calendar import sessions_between
 from pitlake.envelope import Result
-from pitlake.lake.adjust import PRICE_COLUMNS
-from pitlake.lake.query import Lake
 from pitlake.pit import parse_cutoff
+from pitlake.read.adjust import PRICE_COLUMNS
+from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 
 OUT = Path(__file__).resolve().parent / "out"

@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     if name == "Lake":
-        from pitlake.lake.query import Lake
+        from pitlake.read.lake import Lake
 
         return Lake
     raise AttributeError(name)

@@ -115,6 +115,17 @@ class TradingCalendar:
             self._sessions = keep + extra
             self._last = max(through, self.offline_last)
 
+    def extended(self, sessions: Iterable[date], through: date) -> TradingCalendar:
+        """A new calendar: this one's offline sessions plus vendor-fetched ones known through
+        `through` (this calendar is left as it is: a lake extends its own, not the process's)."""
+        base = self._load()
+        other = TradingCalendar()
+        other._offline_last = self.offline_last
+        extra = sorted({d for d in sessions if self.offline_last < d <= through})
+        other._sessions = [d for d in base if d <= self.offline_last] + extra
+        other._last = max(through, self.offline_last)
+        return other
+
     def reset_extension(self) -> None:
         with self._lock:
             self._sessions = None

@@ -35,8 +35,8 @@ from pitlake.lake.catalog import WHOLE_MARKET, Catalog
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
 from pitlake.lake.lease import coordinator_for
 from pitlake.lake.store import LakeStore
-from pitlake.lake.stored_calendar import extend_calendar_from_lake
 from pitlake.pit import iso_beijing
+from pitlake.read.stored_calendar import extend_calendar_from_lake
 from pitlake.statuses import RUN_DONE, SUCCESSFUL_FETCH, LedgerStatus
 from pitlake.symbols import canonical_many
 from pitlake.vendors.base import FetchRequest, RawResponse

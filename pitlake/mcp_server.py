@@ -31,6 +31,7 @@ from pitlake import __version__
 from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.api.service import Answer, QueryService
 from pitlake.envelope import Result
+from pitlake.schemas import SCHEMAS
 from pitlake.statuses import ResultStatus
 
 MAX_ERRORS_SHOWN = 5
@@ -205,7 +206,15 @@ def create_server(
         (default: the latest session at the as-of) or a date range. Prices in CNY per share,
         volume in shares, amount in CNY."""
         return tool_result(
-            svc.quotes(symbols, date=date, start=start, end=end, adjust=adjust, as_of=as_of)
+            svc.read(
+                SCHEMAS["quotes"],
+                symbols=symbols,
+                date=date,
+                start=start,
+                end=end,
+                adjust=adjust,
+                as_of=as_of,
+            )
         )
 
     @mcp.tool(output_schema=envelope, annotations=READ_ONLY)
@@ -218,7 +227,11 @@ def create_server(
     ) -> ToolResult:
         """Daily valuation (PE, PB, market cap in CNY, turnover in percent) as known at the
         as-of."""
-        return tool_result(svc.valuation(symbols, date=date, start=start, end=end, as_of=as_of))
+        return tool_result(
+            svc.read(
+                SCHEMAS["valuation"], symbols=symbols, date=date, start=start, end=end, as_of=as_of
+            )
+        )
 
     @mcp.tool(output_schema=envelope, annotations=READ_ONLY)
     def financials(
@@ -231,8 +244,13 @@ def create_server(
         """Financial statement versions public by the as-of (a later restatement is invisible
         before its own date); latest_only keeps the greatest report period. Lines in CNY."""
         return tool_result(
-            svc.financials(
-                symbols, statement=statement, periods=periods, latest_only=latest_only, as_of=as_of
+            svc.read(
+                SCHEMAS["financials"],
+                symbols=symbols,
+                statement=statement,
+                periods=periods,
+                latest_only=latest_only,
+                as_of=as_of,
             )
         )
 
@@ -249,8 +267,9 @@ def create_server(
         """News public in Beijing-day windows by the as-of, newest first (default: the last 7
         days)."""
         return tool_result(
-            svc.news(
-                symbols,
+            svc.read(
+                SCHEMAS["news"],
+                symbols=symbols,
                 date=date,
                 start=start,
                 end=end,
@@ -270,14 +289,25 @@ def create_server(
     ) -> ToolResult:
         """Dragon-tiger list (龙虎榜) entries for a session or range (amounts in CNY); the whole
         market unless symbols are given. A symbol not on a fetched session's list is NO_DATA."""
-        return tool_result(svc.dragon_tiger(symbols, date=date, start=start, end=end, as_of=as_of))
+        return tool_result(
+            svc.read(
+                SCHEMAS["dragon_tiger"],
+                symbols=symbols,
+                date=date,
+                start=start,
+                end=end,
+                as_of=as_of,
+            )
+        )
 
     @mcp.tool(output_schema=_schema(CalendarEnvelope), annotations=READ_ONLY)
     def calendar(
         date: Day = None, start: Start = None, end: End = None, as_of: AsOf = None
     ) -> ToolResult:
         """XSHG trading days (is_open) in a range."""
-        return tool_result(svc.calendar(date=date, start=start, end=end, as_of=as_of))
+        return tool_result(
+            svc.read(SCHEMAS["calendar"], date=date, start=start, end=end, as_of=as_of)
+        )
 
     @mcp.tool(output_schema=_schema(SnapshotEnvelope), annotations=READ_ONLY)
     def snapshot(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import time
 from enum import StrEnum
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -97,6 +98,9 @@ class Dataset:
     queryable: bool = True  # a query surface of its own (adj_factors feed qfq/hfq only)
     quality: tuple[str, ...] = ()  # named quality hooks (pitlake.expectations.hooks)
     batch_versions: bool = False  # one batch may hold several versions of a key (known_at)
+    # The query parameter model (pitlake.schemas.query) its surfaces are generated from;
+    # None: no query of its own.
+    query: type[Any] | None = None
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()

@@ -2,6 +2,7 @@
 
 import pyarrow as pa
 from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.query import CalendarQuery, query_model
 
 from pitlake.pit import rule_first_seen
 
@@ -20,4 +21,5 @@ SCHEMA = Dataset(
     known_at=rule_first_seen,  # first time we saw the vendor's answer
     default_chain=("tushare", "akshare"),
     nightly=False,  # written by backfills; the offline calendar covers the nightly run
+    query=query_model("CalendarQuery", CalendarQuery, "XSHG trading days (is_open) in a range."),
 )

@@ -5,6 +5,7 @@ Never stores the vendor's 上榜后N日 columns: they are returns *after* the li
 
 import pyarrow as pa
 from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.query import OptionalSymbols, TradeDatedQuery, query_model
 
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.pit import rule_day_end
@@ -39,6 +40,14 @@ SCHEMA = Dataset(
     row_count_floor=0.25,
     quality=("price_limit_pct",),
     ignore_on_compare=("name",),
+    query=query_model(
+        "DragonTigerQuery",
+        TradeDatedQuery,
+        "Dragon-tiger (龙虎榜) entries.\n\nOne session or a range (amounts in CNY); the whole "
+        "market unless symbols are given. A symbol not on the list of a successfully fetched "
+        "session is NO_DATA, not an error.",
+        symbols=(OptionalSymbols, None),
+    ),
 )
 
 FUTURE_COLUMN_MARKERS = ("上榜后",)  # any vendor column containing these is dropped

@@ -6,8 +6,12 @@ only here. Vendor fields outside the canonical set are kept in `extra` (a JSON o
 `*_by_report_em` statements are consolidated cumulative, so they are '1'.
 """
 
+from typing import Annotated, Literal
+
 import pyarrow as pa
 from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.query import ReportPeriodQuery, query_model
+from pydantic import Field
 
 from pitlake.pit import END_OF_DAY, rule_financials
 
@@ -76,4 +80,31 @@ SCHEMA = Dataset(
     sort=("symbol", "statement", "report_period", "report_type"),
     # Dates and flags move when a vendor re-labels an unchanged version; only values make one.
     ignore_on_compare=("ann_date", "revision_date", "update_flag", "undated_revision"),
+    query=query_model(
+        "FinancialsQuery",
+        ReportPeriodQuery,
+        "Statement versions known at the as-of.\n\nThe latest version of each (symbol, "
+        "statement, report period, report type) public by the as-of: a later restatement is "
+        "invisible before its own date. latest_only keeps the greatest report period per "
+        "statement (a late restatement of an old period never displaces a newer one). Lines "
+        "in CNY.",
+        statement=(
+            Annotated[
+                Literal[STATEMENTS] | None,  # type: ignore[valid-type]
+                Field(description="One statement: income, balance or cashflow; omitted: all."),
+            ],
+            None,
+        ),
+        periods=(
+            Annotated[
+                list[str] | str | None,
+                Field(description="Report period(s): quarter-end dates YYYY-MM-DD."),
+            ],
+            None,
+        ),
+        latest_only=(
+            Annotated[bool, Field(description="Only the greatest report period per statement.")],
+            False,
+        ),
+    ),
 )

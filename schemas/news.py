@@ -1,8 +1,12 @@
 """News items. news_id = hash of the normalised title + publish time, so the same item from two
 feeds is one row whose `sources` lists both."""
 
+from typing import Annotated
+
 import pyarrow as pa
 from pitlake.schemas.base import BY_KNOWN_AT_MONTH, Dataset, Kind, Scope
+from pitlake.schemas.query import PublishedQuery, query_model
+from pydantic import Field
 
 from pitlake.pit import rule_news
 
@@ -26,4 +30,22 @@ SCHEMA = Dataset(
     default_chain=("akshare", "tushare"),
     quality=("publication",),
     ignore_on_compare=("content", "url", "sources", "symbols"),
+    query=query_model(
+        "NewsQuery",
+        PublishedQuery,
+        "News public in a Beijing-day window.\n\nNewest first (default: the last 7 days). An "
+        "item with no publish time is known from when the lake first saw it, so it never "
+        "appears in an answer about an earlier time.",
+        lookback_days=(
+            Annotated[
+                int | None,
+                Field(ge=1, le=366, description="Calendar days back from end (default 7)."),
+            ],
+            None,
+        ),
+        limit=(
+            Annotated[int | None, Field(ge=1, le=1000, description="The newest N items.")],
+            None,
+        ),
+    ),
 )

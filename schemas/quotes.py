@@ -1,7 +1,11 @@
 """Daily bars: raw (unadjusted) prices in 元, volume in shares, amount in 元, percent units."""
 
+from typing import Annotated, Literal
+
 import pyarrow as pa
 from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.query import TradeDatedQuery, query_model
+from pydantic import Field
 
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.pit import rule_session_close
@@ -33,4 +37,21 @@ SCHEMA = Dataset(
     row_count_floor=0.8,
     quality=("ohlc", "price_limit_close"),
     description="Unadjusted daily OHLCV; qfq/hfq are computed at read time from adj_factors.",
+    query=query_model(
+        "QuotesQuery",
+        TradeDatedQuery,
+        "Daily bars as known at the as-of.\n\nOne session (`date`, default: the latest session at "
+        "the as-of) or a range (`start`/`end`) of unadjusted bars, or qfq/hfq from the factors "
+        "known at the as-of. Prices in CNY per share, volume in shares, amount in CNY.",
+        adjust=(
+            Annotated[
+                Literal["none", "qfq", "hfq"],
+                Field(
+                    description="'none' raw CNY prices; 'qfq' forward-adjusted to the latest "
+                    "factor known at the as-of; 'hfq' backward-adjusted."
+                ),
+            ],
+            "none",
+        ),
+    ),
 )

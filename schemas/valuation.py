@@ -2,6 +2,7 @@
 
 import pyarrow as pa
 from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.query import TradeDatedQuery, query_model
 
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.pit import rule_session_close
@@ -38,4 +39,10 @@ SCHEMA = Dataset(
     default_chain=("tushare",),
     never_empty=True,
     row_count_floor=0.8,
+    query=query_model(
+        "ValuationQuery",
+        TradeDatedQuery,
+        "Daily valuation (PE, PB, market cap) as known at the as-of.\n\nMarket caps in CNY, "
+        "turnover in percent; one session or a range.",
+    ),
 )

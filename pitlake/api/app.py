@@ -32,7 +32,8 @@ from pitlake.api.service import Answer, QueryService, lake_missing
 from pitlake.api.timing import ServerTiming
 from pitlake.envelope import Result
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
+from pitlake.read.lake import Lake
+from pitlake.schemas import SCHEMAS
 from pitlake.statuses import ResultStatus
 
 log = logging.getLogger("pitlake.api")
@@ -144,8 +145,9 @@ def _router(service: QueryService) -> APIRouter:
         """One session (`date`, default: the latest session at the as-of) or a range
         (`start`/`end`) of unadjusted or adjusted daily bars."""
         return respond(
-            service.quotes(
-                _symbols(symbol, symbols),
+            service.read(
+                SCHEMAS["quotes"],
+                symbols=_symbols(symbol, symbols),
                 date=date,
                 start=start,
                 end=end,
@@ -166,8 +168,9 @@ def _router(service: QueryService) -> APIRouter:
         x_pitlake_pin: Pin = None,
     ) -> Response:
         return respond(
-            service.valuation(
-                _symbols(symbol, symbols),
+            service.read(
+                SCHEMAS["valuation"],
+                symbols=_symbols(symbol, symbols),
                 date=date,
                 start=start,
                 end=end,
@@ -196,8 +199,9 @@ def _router(service: QueryService) -> APIRouter:
         """The latest version of each (symbol, statement, report period, report type) public
         by the as-of; a later restatement is invisible before its own date."""
         return respond(
-            service.financials(
-                _symbols(symbol, symbols),
+            service.read(
+                SCHEMAS["financials"],
+                symbols=_symbols(symbol, symbols),
                 statement=statement,
                 periods=period,
                 latest_only=latest_only,
@@ -223,8 +227,9 @@ def _router(service: QueryService) -> APIRouter:
         """Newest first. An item with no publish time is known from when the lake first saw
         it, so it never appears in an answer about an earlier time."""
         return respond(
-            service.news(
-                _symbols(symbol, symbols),
+            service.read(
+                SCHEMAS["news"],
+                symbols=_symbols(symbol, symbols),
                 date=date,
                 start=start,
                 end=end,
@@ -248,8 +253,9 @@ def _router(service: QueryService) -> APIRouter:
         """One session or a range; the whole market unless symbols are given. A symbol not on
         the list of a successfully fetched session is NO_DATA, not an error."""
         return respond(
-            service.dragon_tiger(
-                _symbols(symbol, symbols),
+            service.read(
+                SCHEMAS["dragon_tiger"],
+                symbols=_symbols(symbol, symbols),
                 date=date,
                 start=start,
                 end=end,
@@ -267,7 +273,9 @@ def _router(service: QueryService) -> APIRouter:
         x_pitlake_pin: Pin = None,
     ) -> Response:
         return respond(
-            service.calendar(date=date, start=start, end=end, as_of=as_of, pin=x_pitlake_pin)
+            service.read(
+                SCHEMAS["calendar"], date=date, start=start, end=end, as_of=as_of, pin=x_pitlake_pin
+            )
         )
 
     @r.get("/snapshot", response_model=SnapshotEnvelope, summary="Several datasets at once")

@@ -28,7 +28,8 @@ _SPACE_FOR_PLUS = re.compile(
 
 
 def dataset_name(raw: str) -> str:
-    """'dragon-tiger' / 'Dragon_Tiger' → 'dragon_tiger'; anything unknown is refused."""
+    """A dataset as a user spells it ('Dragon-Tiger' for dragon_tiger) → its canonical
+    name; anything unknown is refused."""
     name = raw.strip().lower().replace("-", "_") if isinstance(raw, str) else ""
     if name not in QUERY_DATASETS:
         shown = raw if isinstance(raw, str) and len(raw) <= 40 else repr(raw)[:40]
@@ -39,11 +40,12 @@ def dataset_name(raw: str) -> str:
     return name
 
 
-def symbol_list(*values: str | Iterable[str] | None) -> list[str] | None:
-    """Merge `symbol=A&symbol=B` and `symbols=A,B` style inputs into one list (None: none).
+def split_list(*values: str | Iterable[str] | None) -> list[str] | None:
+    """Merge `symbol=A&symbol=B` and `symbols=A,B` style inputs (symbols, report periods) into
+    one list (None: none).
 
     Only splitting and counting happen here; each item is parsed (and garbage refused) by
-    `pitlake.symbols` inside `Lake`."""
+    `pitlake.symbols` (or the calendar) inside `Lake`."""
     out: list[str] = []
     for value in values:
         if value is None:

@@ -38,14 +38,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from pitlake.api.formats import rows_for
-from pitlake.api.params import (
-    dataset_list,
-    pin_table,
-    repair_as_of,
-    symbol_list,
-)
+from pitlake.api.params import dataset_list, pin_table, repair_as_of, split_list
 from pitlake.api.redact import redact_bytes, redact_obj
-from pitlake.calendar import XSHG, to_date
+from pitlake.calendar import to_date
 from pitlake.envelope import Result
 from pitlake.errors import InvalidArgumentsError, LakeCorruptError, LakeError, NotALakeError
 from pitlake.lake.catalog import (
@@ -55,10 +50,10 @@ from pitlake.lake.catalog import (
     ledger_table,
 )
 from pitlake.lake.fs import is_url
-from pitlake.lake.query import Lake
-from pitlake.lake.status import BENIGN_ANSWER, combine
 from pitlake.pit import iso_beijing, parse_cutoff
-from pitlake.schemas import NIGHTLY_DATASETS
+from pitlake.read.lake import Lake
+from pitlake.read.status import BENIGN_ANSWER, combine
+from pitlake.schemas import NIGHTLY_DATASETS, SCHEMAS, Dataset, Kind
 from pitlake.statuses import DateStatus, LedgerStatus, ResultStatus
 from pitlake.symbols import canonical_many
 
@@ -69,9 +64,19 @@ except ImportError:  # pragma: no cover - orjson ships with the environment
 
 log = logging.getLogger("pitlake.api")
 
-SNAPSHOT_DATASETS: tuple[str, ...] = ("quotes", "valuation", "dragon_tiger", "financials", "news")
-# Sections whose answer is about one session: the ones that can be (mis)aligned.
-ALIGNED_DATASETS: frozenset[str] = frozenset({"quotes", "valuation", "dragon_tiger"})
+# A snapshot's sections: every queryable dataset asked about symbols (not the calendar), the
+# trade-dated ones first — their answers are about one session, so they can be (mis)aligned.
+SNAPSHOT_DATASETS: tuple[str, ...] = tuple(
+    sorted(
+        (d for d, s in SCHEMAS.items() if s.query and "symbols" in s.query.model_fields),
+        key=lambda d: SCHEMAS[d].kind is not Kind.TRADE_DATED,
+    )
+)
+ALIGNED_DATASETS: frozenset[str] = frozenset(
+    d for d in SNAPSHOT_DATASETS if SCHEMAS[d].kind is Kind.TRADE_DATED
+)
+# Query parameters that take several values (a list, or a comma-separated string).
+LIST_FIELDS = ("symbols", "periods")
 FRESHNESS_DATASETS: tuple[str, ...] = NIGHTLY_DATASETS
 MAX_SNAPSHOT_SYMBOLS = 200
 SNAPSHOT_NEWS_LIMIT = 50
@@ -151,17 +156,6 @@ class Answer:
 
 
 Read = Callable[[Lake, Any], Result]
-
-
-def _one_session(
-    day: str | date | None, start: str | date | None, end: str | date | None
-) -> tuple[Any, Any]:
-    """`date=D` means the single session D; otherwise start/end as given."""
-    if day is not None:
-        if start is not None or end is not None:
-            raise InvalidArgumentsError("give either date, or start/end — not both")
-        return None, day
-    return start, end
 
 
 def _kept(kept: list[Result], result: Result) -> Result:
@@ -371,121 +365,18 @@ class QueryService:
 
     # ------------------------------------------------------------ datasets
 
-    def quotes(
-        self,
-        symbols: str | Sequence[str] | None = None,
-        *,
-        date: str | None = None,
-        start: str | None = None,
-        end: str | None = None,
-        as_of: str | None = None,
-        adjust: str | None = "none",
-        pin: str | None = None,
-    ) -> Answer:
+    def read(self, dataset: Dataset, *, pin: str | None = None, **params: Any) -> Answer:
+        """One dataset's answer through the pinned Lake (`Lake.read`, the parameters of the
+        spec's query model); list parameters may also come comma-separated."""
+        as_of = params.pop("as_of", None)
+
         def read(lake: Lake, as_of: Any) -> Result:
-            lo, hi = _one_session(date, start, end)
-            return lake.quotes(symbol_list(symbols), lo, hi, as_of=as_of, adjust=adjust)
+            for name in LIST_FIELDS:
+                if params.get(name) is not None:
+                    params[name] = split_list(params[name])
+            return lake.read(dataset, as_of=as_of, **params)
 
-        return self._run("quotes", pin, as_of, read)
-
-    def valuation(
-        self,
-        symbols: str | Sequence[str] | None = None,
-        *,
-        date: str | None = None,
-        start: str | None = None,
-        end: str | None = None,
-        as_of: str | None = None,
-        pin: str | None = None,
-    ) -> Answer:
-        def read(lake: Lake, as_of: Any) -> Result:
-            lo, hi = _one_session(date, start, end)
-            return lake.valuation(symbol_list(symbols), lo, hi, as_of=as_of)
-
-        return self._run("valuation", pin, as_of, read)
-
-    def dragon_tiger(
-        self,
-        symbols: str | Sequence[str] | None = None,
-        *,
-        date: str | None = None,
-        start: str | None = None,
-        end: str | None = None,
-        as_of: str | None = None,
-        pin: str | None = None,
-    ) -> Answer:
-        def read(lake: Lake, as_of: Any) -> Result:
-            return lake.dragon_tiger(
-                date=date, start=start, end=end, symbols=symbol_list(symbols), as_of=as_of
-            )
-
-        return self._run("dragon_tiger", pin, as_of, read)
-
-    def financials(
-        self,
-        symbols: str | Sequence[str] | None = None,
-        *,
-        statement: str | None = None,
-        periods: str | Sequence[str] | None = None,
-        latest_only: bool = False,
-        as_of: str | None = None,
-        pin: str | None = None,
-    ) -> Answer:
-        def read(lake: Lake, as_of: Any) -> Result:
-            wanted = symbol_list(periods) if periods is not None else None
-            return lake.financials(
-                symbol_list(symbols),
-                as_of=as_of,
-                statement=statement,
-                periods=wanted,
-                latest_only=latest_only,
-            )
-
-        return self._run("financials", pin, as_of, read)
-
-    def news(
-        self,
-        symbols: str | Sequence[str] | None = None,
-        *,
-        date: str | None = None,
-        start: str | None = None,
-        end: str | None = None,
-        lookback_days: int | None = None,
-        limit: int | None = None,
-        as_of: str | None = None,
-        pin: str | None = None,
-    ) -> Answer:
-        def read(lake: Lake, as_of: Any) -> Result:
-            lo, hi = _one_session(date, start, end)
-            if date is not None:
-                lo = date
-            return lake.news(
-                symbol_list(symbols),
-                lo,
-                hi,
-                as_of=as_of,
-                lookback_days=lookback_days,
-                limit=limit,
-            )
-
-        return self._run("news", pin, as_of, read)
-
-    def calendar(
-        self,
-        *,
-        date: str | None = None,
-        start: str | None = None,
-        end: str | None = None,
-        as_of: str | None = None,
-        pin: str | None = None,
-    ) -> Answer:
-        def read(lake: Lake, as_of: Any) -> Result:
-            lo, hi = _one_session(date, start, end)
-            if date is not None:
-                lo = date
-            return lake.calendar(lo, hi, as_of=as_of)
-
-        return self._run("calendar", pin, as_of, read)
+        return self._run(dataset.name, pin, as_of, read)
 
     # ------------------------------------------------------------ snapshot
 
@@ -517,7 +408,7 @@ class QueryService:
                     f"snapshot datasets must be among {', '.join(SNAPSHOT_DATASETS)}; "
                     f"got {', '.join(unknown)}"
                 )
-            raw = symbol_list(symbols)
+            raw = split_list(symbols)
             if not raw:
                 raise InvalidArgumentsError("give at least one symbol, e.g. 600519.SH")
             syms = canonical_many(raw)
@@ -528,9 +419,9 @@ class QueryService:
             day = to_date(date) if date is not None else None
             self.require_lake()  # one not-a-lake answer, not one per section
             lake = self.lake(pin_at)
-            ask = lake._ask(as_of, None)  # the Lake's own cutoff rules (pin, future, now)
+            ask = lake.ask(as_of)  # the Lake's own cutoff rules (pin, future, now)
             requested = day or ask.cutoff.date()
-            target = XSHG.session_on_or_before(min(requested, ask.cutoff.date()))
+            target = lake.trading_calendar.session_on_or_before(min(requested, ask.cutoff.date()))
         except InvalidArgumentsError as e:
             env = Result.invalid(str(e)).to_dict()
             self._stamp_pin(env, pin_at, pin_name, as_of)
@@ -544,7 +435,7 @@ class QueryService:
         faults: list[Fault] = []
         for name in names:
             env, fault = self._guard(
-                f"snapshot.{name}", lambda n=name: self._section(lake, n, syms, day, as_of)
+                f"snapshot.{name}", lambda n=name: self._section(lake, SCHEMAS[n], syms, day, as_of)
             )
             if fault is None and name in ALIGNED_DATASETS:
                 env = self._with_fallback(lake, name, syms, as_of, env)
@@ -563,18 +454,11 @@ class QueryService:
         return Answer(env, faults[0] if faults else None)
 
     @staticmethod
-    def _section(lake: Lake, name: str, syms: list[str], day: date | None, as_of: Any) -> Result:
-        if name == "quotes":
-            return lake.quotes(syms, end=day, as_of=as_of)
-        if name == "valuation":
-            return lake.valuation(syms, end=day, as_of=as_of)
-        if name == "dragon_tiger":
-            return lake.dragon_tiger(date=day, symbols=syms, as_of=as_of)
-        if name == "financials":
-            return lake.financials(syms, as_of=as_of, latest_only=True)
-        if name == "news":
-            return lake.news(syms, end=day, as_of=as_of, limit=SNAPSHOT_NEWS_LIMIT)
-        raise InvalidArgumentsError(f"not a snapshot dataset: {name}")  # pragma: no cover
+    def _section(
+        lake: Lake, spec: Dataset, syms: list[str], day: date | None, as_of: Any
+    ) -> Result:
+        """The snapshot's question of this dataset's kind, about `day`."""
+        return lake.read(spec, as_of=as_of, **spec.query.snapshot(syms, day))  # type: ignore[union-attr]
 
     def _with_fallback(
         self, lake: Lake, name: str, syms: list[str], as_of: Any, env: dict[str, Any]
@@ -590,7 +474,7 @@ class QueryService:
             return env
         fb, fault = self._guard(
             f"snapshot.{name}.fallback",
-            lambda: self._section(lake, name, syms, to_date(older), as_of),
+            lambda: self._section(lake, SCHEMAS[name], syms, to_date(older), as_of),
         )
         if fault is not None or fb["status"] != ResultStatus.OK or not fb["data"]:
             return env
@@ -713,9 +597,9 @@ class QueryService:
         threshold, threshold_note = stale_threshold()
 
         def read(lake: Lake, as_of: Any) -> Result:
-            ask = lake._ask(as_of, None)
-            latest = XSHG.latest_closed_session(ask.cutoff)
-            rows = self._freshness(latest)
+            ask = lake.ask(as_of)
+            latest = lake.trading_calendar.latest_closed_session(ask.cutoff)
+            rows = self._freshness(latest, lake)
             for r in rows:
                 r["stale"] = r["lag_sessions"] is None or r["lag_sessions"] > threshold
             stale = [r["dataset"] for r in rows if r["stale"]]
@@ -754,7 +638,7 @@ class QueryService:
 
         return self._run("status", pin, as_of, read)
 
-    def _freshness(self, latest: date) -> list[dict[str, Any]]:
+    def _freshness(self, latest: date, lake: Lake) -> list[dict[str, Any]]:
         """Per dataset: the latest session ≤ `latest` with a successful fetch in the ledger
         (any scope), and the whole-market ledger status of `latest` itself.
 
@@ -773,7 +657,11 @@ class QueryService:
         rows = []
         for dataset in FRESHNESS_DATASETS:
             ok_date = latest_ok.get(dataset)
-            lag = XSHG.sessions_count_between(ok_date, latest) if ok_date is not None else None
+            lag = (
+                lake.trading_calendar.sessions_count_between(ok_date, latest)
+                if ok_date is not None
+                else None
+            )
             last = last_on_latest.get(dataset)
             rows.append(
                 {

@@ -105,6 +105,7 @@ def run_query(service: QueryService, dataset: str, opts: dict[str, Any]) -> Answ
     """Dispatch one CLI query (options already collected) to the service."""
     from pitlake.api.params import dataset_name
     from pitlake.errors import InvalidArgumentsError
+    from pitlake.schemas import SCHEMAS
 
     try:
         name = dataset_name(dataset)
@@ -118,29 +119,37 @@ def run_query(service: QueryService, dataset: str, opts: dict[str, Any]) -> Answ
     as_of = opts.get("as_of")
     span = {k: opts.get(k) for k in ("date", "start", "end")}
     if name == "quotes":
-        return service.quotes(opts["symbol"], **span, adjust=opts["adjust"] or "none", as_of=as_of)
+        return service.read(
+            SCHEMAS["quotes"],
+            symbols=opts["symbol"],
+            **span,
+            adjust=opts["adjust"] or "none",
+            as_of=as_of,
+        )
     if name == "valuation":
-        return service.valuation(opts["symbol"], **span, as_of=as_of)
+        return service.read(SCHEMAS["valuation"], symbols=opts["symbol"], **span, as_of=as_of)
     if name == "financials":
-        return service.financials(
-            opts["symbol"],
+        return service.read(
+            SCHEMAS["financials"],
+            symbols=opts["symbol"],
             statement=opts["statement"],
             periods=opts["period"] or None,
             latest_only=bool(opts["latest_only"]),
             as_of=as_of,
         )
     if name == "news":
-        return service.news(
-            opts["symbol"],
+        return service.read(
+            SCHEMAS["news"],
+            symbols=opts["symbol"],
             **span,
             lookback_days=opts["lookback_days"],
             limit=opts["limit"],
             as_of=as_of,
         )
     if name == "dragon_tiger":
-        return service.dragon_tiger(opts["symbol"], **span, as_of=as_of)
+        return service.read(SCHEMAS["dragon_tiger"], symbols=opts["symbol"], **span, as_of=as_of)
     if name == "calendar":
-        return service.calendar(**span, as_of=as_of)
+        return service.read(SCHEMAS["calendar"], **span, as_of=as_of)
     if name == "snapshot":
         return service.snapshot(
             opts["symbol"], datasets=opts["datasets"], date=opts["date"], as_of=as_of

@@ -78,7 +78,7 @@ def sql(
 def _run(root: str, query: str, as_of: str | None) -> Result | None:
     """Lake.sql over the lake at `root` (None, with the reason on stderr, when it cannot)."""
     from pitlake.errors import LakeError
-    from pitlake.lake.query import Lake
+    from pitlake.read.lake import Lake
 
     if "://" not in root and not Path(root).is_dir():
         typer.echo(f"no lake directory at {root} (use --lake DIR or set $PITLAKE_HOME)", err=True)

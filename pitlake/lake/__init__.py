@@ -1,4 +1,5 @@
-"""The lake: Parquet files (store), the SQLAlchemy catalog and ledger, and as-of reads (query).
+"""The lake's storage: Parquet files (store) and the SQLAlchemy catalog and ledger. The reads
+over it are `pitlake.read` (`pitlake.Lake`).
 
 Imports are lazy so that `pitlake.lake.store` can be used without DuckDB or SQLAlchemy loaded.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Catalog", "Lake", "LakeStore", "WriteResult"]
+__all__ = ["Catalog", "LakeStore", "WriteResult"]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,8 +20,4 @@ def __getattr__(name: str) -> Any:
         from pitlake.lake.catalog import Catalog
 
         return Catalog
-    if name == "Lake":
-        from pitlake.lake.query import Lake
-
-        return Lake
     raise AttributeError(name)

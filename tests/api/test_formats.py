@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from pitlake.api.formats import ARROW_MEDIA, PARQUET_MEDIA
 from pitlake.envelope import ENVELOPE_METADATA_KEY
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
+from pitlake.read.lake import Lake
 from tests.api.lakebuild import NOW, A, B
 
 QUOTES = {"symbols": f"{A},{B}", "start": "2025-05-30", "end": "2025-06-30", "as_of": "2025-06-06"}
@@ -202,7 +202,7 @@ def test_the_gaps_header_counts_every_missing_session_not_the_capped_list() -> N
     from datetime import date
 
     from pitlake.api.formats import envelope_headers
-    from pitlake.lake.status import Gap, gaps_meta
+    from pitlake.read.status import Gap, gaps_meta
     from pitlake.statuses import ResultStatus
 
     gaps = [

@@ -7,8 +7,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.sql import DuckReader
 from pitlake.lake.store import LakeStore
+from pitlake.read.engine import DuckReader
 from tests.api.conftest import assert_envelope
 from tests.api.lakebuild import A, B
 

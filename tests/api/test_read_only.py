@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from pitlake.api.app import create_app
 from pitlake.cli import app as cli_app
 from pitlake.errors import NotALakeError
-from pitlake.lake.query import Lake
 from pitlake.mcp_server import create_server
+from pitlake.read.lake import Lake
 from tests.api.lakebuild import NOW, A, B
 
 Tree = dict[str, tuple[str, int, int]]
@@ -164,10 +164,10 @@ def test_mcp_tools_over_an_empty_directory_create_nothing(empty_dir: Path) -> No
 def test_python_reads_leave_the_lake_untouched(lake_copy: Path, empty_dir: Path) -> None:
     before = tree(lake_copy)
     with Lake(lake_copy, clock=lambda: NOW) as lake:
-        assert lake.quotes(A, "2025-06-02", "2025-06-06", adjust="qfq").rows
-        lake.news(A, "2025-06-05", "2025-06-05")
+        assert lake.quotes(A, start="2025-06-02", end="2025-06-06", adjust="qfq").rows
+        lake.news(A, start="2025-06-05", end="2025-06-05")
         lake.financials(A, latest_only=True)
-        lake.calendar("2025-06-01", "2025-06-30")
+        lake.calendar(start="2025-06-01", end="2025-06-30")
     assert tree(lake_copy) == before
 
     before = tree(empty_dir)

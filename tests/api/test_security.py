@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from pitlake.api.service import QueryService
 from pitlake.cli import app as cli_app
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
+from pitlake.read.lake import Lake
 from tests.api.conftest import assert_envelope
 from tests.api.lakebuild import A, B
 
@@ -119,7 +119,7 @@ def test_a_planted_tushare_token_never_appears_in_answers_or_logs(
     def boom(*_a: Any, **_k: Any) -> Any:
         raise RuntimeError(f"vendor said: bad token {TUSHARE}")
 
-    monkeypatch.setattr(Lake, "valuation", boom)
+    monkeypatch.setattr(Lake, "read", boom)  # every surface reads through Lake.read
     r = client.get("/v1/valuation", params={"symbol": A}, headers=auth)
     assert r.status_code == 503
     bodies.append(r.text)
@@ -142,7 +142,7 @@ def test_an_unexpected_error_is_a_503_envelope_with_a_generic_message(
     def boom(*_a: Any, **_k: Any) -> Any:
         raise ZeroDivisionError("internal detail 42")
 
-    monkeypatch.setattr(Lake, "quotes", boom)
+    monkeypatch.setattr(Lake, "read", boom)  # every surface reads through Lake.read
     caplog.set_level(logging.ERROR, logger="pitlake.api")
     r = client.get("/v1/quotes", params={"symbol": A})
     body = assert_envelope(r.json())

@@ -6,13 +6,14 @@ import logging
 from datetime import datetime
 
 import pytest
+from pitlake.schemas import quotes
 
 from pitlake.api.params import (
     dataset_list,
     parse_pin,
     pin_table,
     repair_as_of,
-    symbol_list,
+    split_list,
 )
 from pitlake.api.redact import RedactSecrets, redact_bytes, redact_obj, redact_text
 from pitlake.api.service import QueryService, envelope_of
@@ -28,7 +29,7 @@ from tests.api.lakebuild import A, B
         lambda lk: lk.valuation(A, end="2025-06-06", as_of="2025-06-07"),
         lambda lk: lk.financials(A, as_of="2025-06-07"),
         lambda lk: lk.news(A, as_of="2025-06-07"),
-        lambda lk: lk.calendar("2025-06-01", "2025-06-07", as_of="2025-06-07"),
+        lambda lk: lk.calendar(start="2025-06-01", end="2025-06-07", as_of="2025-06-07"),
         lambda lk: lk.quotes("nope"),
     ],
 )
@@ -37,18 +38,18 @@ def test_the_fast_envelope_equals_result_to_dict(service: QueryService, ask) -> 
     assert envelope_of(result) == result.to_dict()
 
 
-def test_symbol_lists_merge_split_and_bound() -> None:
-    assert symbol_list(["600519.SH", "000001.SZ,300750"], "sh600000, ") == [
+def test_split_lists_merge_split_and_bound() -> None:
+    assert split_list(["600519.SH", "000001.SZ,300750"], "sh600000, ") == [
         "600519.SH",
         "000001.SZ",
         "300750",
         "sh600000",
     ]
-    assert symbol_list(None, "", []) is None
+    assert split_list(None, "", []) is None
     with pytest.raises(InvalidArgumentsError, match="too many"):
-        symbol_list(",".join(["600519"] * 501))
+        split_list(",".join(["600519"] * 501))
     with pytest.raises(InvalidArgumentsError, match="too long"):
-        symbol_list("6" * 41)
+        split_list("6" * 41)
 
 
 def test_dataset_names() -> None:
@@ -100,7 +101,7 @@ def test_redaction_masks_raw_and_json_escaped_secrets(monkeypatch: pytest.Monkey
 
 
 def test_service_answers_without_a_pin_are_unpinned(service: QueryService) -> None:
-    answer = service.quotes(B, date="2025-06-05", as_of="2025-06-06")
+    answer = service.read(quotes.SCHEMA, symbols=B, date="2025-06-05", as_of="2025-06-06")
     assert answer.ok and answer.fault is None
     assert answer.envelope["meta"]["pinned"] is False and "pin" not in answer.envelope["meta"]
     assert answer.public() == answer.envelope  # nothing to mask

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
-from pitlake.lake.sql import DuckReader
 from pitlake.lake.store import LakeStore
+from pitlake.read import scans
+from pitlake.read.engine import DuckReader
+from pitlake.read.lake import Lake
 from tests.lake.conftest import INGEST, bar, bj, write
 
 SYMS = [f"60000{i}.SH" for i in range(8)]
@@ -96,7 +97,7 @@ def test_kept_rows_answer_as_the_file_scan_does_for_as_ingested_and_hidden_rows(
         {"as_of": "2025-06-05T10:00"},  # 06-05's bars are not public before the close
     ]
     kept = [lake.quotes(SYMS, end="2025-06-05", **a).to_dict() for a in asks]
-    monkeypatch.setattr(Lake, "_session_slice", lambda *_: None)  # the file scan
+    monkeypatch.setattr(scans, "session_slice", lambda *_: None)  # the file scan
     scanned = [lake.quotes(SYMS, end="2025-06-05", **a).to_dict() for a in asks]
     assert kept == scanned
     closes = [{r["symbol"]: r["close"] for r in k["data"]}[SYMS[1]] for k in kept[:2]]
@@ -105,7 +106,7 @@ def test_kept_rows_answer_as_the_file_scan_does_for_as_ingested_and_hidden_rows(
 
 
 def test_kept_sessions_are_bounded_and_a_remote_file_is_never_kept(tmp_path: Path) -> None:
-    from pitlake.lake.session_slices import SessionSlices
+    from pitlake.read.session_slices import SessionSlices
 
     f = tmp_path / "part.parquet"
     f.write_bytes(b"x")

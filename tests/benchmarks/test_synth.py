@@ -20,9 +20,9 @@ from benchmarks.synth import (
 )
 from pitlake.calendar import BEIJING, XSHG
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore, canonical_batch
 from pitlake.pit import end_of_beijing_day
+from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from pitlake.symbols import canonical, parse
 

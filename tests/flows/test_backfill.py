@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pitlake.calendar import sessions_between
-from pitlake.lake.query import Lake
+from pitlake.read.lake import Lake
 from tests.flows.helpers import (
     by_dataset,
     curated_hashes,

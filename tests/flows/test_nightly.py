@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pitlake.lake.query import Lake
+from pitlake.read.lake import Lake
 from tests.flows.helpers import (
     by_dataset,
     curated_hashes,

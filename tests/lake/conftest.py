@@ -18,9 +18,9 @@ from pitlake.schemas import get as get_schema
 
 from pitlake.calendar import BEIJING
 from pitlake.lake.catalog import Catalog, resolve_url
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
 from pitlake.pit import apply_known_at
+from pitlake.read.lake import Lake
 
 UTC = timezone.utc
 # "Now" for every Lake in these tests: late enough that every planted fact is in the past.

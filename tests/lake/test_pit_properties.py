@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from pitlake.calendar import BEIJING, session_close
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
 from pitlake.pit import parse_cutoff
+from pitlake.read.lake import Lake
 from tests.lake.conftest import INGEST, bar, canonical, news_frame, news_item, statement_row
 
 A, B = "600519.SH", "000001.SZ"

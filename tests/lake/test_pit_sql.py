@@ -14,10 +14,10 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from pitlake.lake import pit_sql
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.pit import parse_cutoff
+from pitlake.read import sql as pit_sql
+from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW
 from tests.lake.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
@@ -143,7 +143,7 @@ def test_calendar_view_matches_the_lake_calendar(planted: Lake) -> None:  # noqa
         "SELECT date, is_open FROM calendar WHERE date BETWEEN '2025-06-01' AND '2025-06-10' "
         "ORDER BY date"
     )
-    want = planted.calendar("2025-06-01", "2025-06-10")
+    want = planted.calendar(start="2025-06-01", end="2025-06-10")
     assert [(x["date"], x["is_open"]) for x in r.rows] == [
         (x["date"], x["is_open"]) for x in want.rows
     ]

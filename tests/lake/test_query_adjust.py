@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from tests.lake.conftest import INGEST, bar, factor, write
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pitlake.schemas import get as get_schema
 
-from pitlake.lake.sql import DuckReader, Params, visible
+from pitlake.read.engine import DuckReader, Params, visible
 
 SCHEMA = get_schema("financials")
 KEY = list(SCHEMA.key)

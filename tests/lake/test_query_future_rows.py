@@ -12,9 +12,9 @@ import pytest
 
 from pitlake.envelope import Result
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
 from pitlake.pit import parse_cutoff
+from pitlake.read.lake import Lake
 from tests.lake.conftest import (
     INGEST,
     NOW,

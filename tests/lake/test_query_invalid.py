@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pitlake.lake.query import Lake
+from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW
 
@@ -23,7 +23,7 @@ class Untouchable:
 @pytest.fixture
 def guarded(lake_root: Path) -> Lake:
     lk = Lake(lake_root, catalog=Untouchable(), clock=lambda: NOW)  # type: ignore[arg-type]
-    lk._reader = Untouchable()  # type: ignore[assignment]
+    lk.reader = Untouchable()  # type: ignore[assignment]
     return lk
 
 
@@ -94,8 +94,8 @@ CALLS: list[tuple[str, Callable[[Lake], Any]]] = [
     ("news limit", lambda lk: lk.news(limit=0)),
     ("lhb date and range", lambda lk: lk.dragon_tiger(date="2025-06-03", start="2025-06-01")),
     ("lhb bad date", lambda lk: lk.dragon_tiger(date="2025/06/03")),
-    ("calendar reversed", lambda lk: lk.calendar("2025-06-05", "2025-06-01")),
-    ("calendar too long", lambda lk: lk.calendar("1990-01-01", "2025-06-01")),
+    ("calendar reversed", lambda lk: lk.calendar(start="2025-06-05", end="2025-06-01")),
+    ("calendar too long", lambda lk: lk.calendar(start="1990-01-01", end="2025-06-01")),
     ("calendar bad as_of", lambda lk: lk.calendar(as_of="tomorrow")),
 ]
 
@@ -116,6 +116,6 @@ def test_echoed_input_is_bounded(guarded: Lake) -> None:
 def test_dates_past_the_known_calendar_are_refused_not_guessed(lake_root: Path) -> None:
     later = NOW.replace(year=2030)
     lk = Lake(lake_root, catalog=Untouchable(), clock=lambda: later)  # type: ignore[arg-type]
-    lk._reader = Untouchable()  # type: ignore[assignment]
+    lk.reader = Untouchable()  # type: ignore[assignment]
     r = lk.quotes("600519", end="2030-01-02", as_of="2030-01-02")
     assert r.status is ResultStatus.INVALID_ARGUMENTS and "calendar" in r.message

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.read.lake import Lake
 from pitlake.statuses import DateStatus, ResultStatus
 from tests.lake.conftest import bj, news_frame, news_item, write
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.read.lake import Lake
 from pitlake.statuses import DateStatus, ResultStatus
 from tests.lake.conftest import INGEST, bj, canonical, write
 
@@ -86,7 +86,7 @@ def test_valuation_reads_latest_versions(store: LakeStore, lake: Lake) -> None:
 
 
 def test_calendar_from_the_offline_exchange_calendar(lake: Lake) -> None:
-    r = lake.calendar("2025-05-30", "2025-06-03", as_of="2025-06-03")
+    r = lake.calendar(start="2025-05-30", end="2025-06-03", as_of="2025-06-03")
     assert r.status is ResultStatus.OK and r.source == "exchange_calendars"
     assert [(d["date"], d["is_open"]) for d in r.data] == [
         ("2025-05-30", True),
@@ -96,11 +96,11 @@ def test_calendar_from_the_offline_exchange_calendar(lake: Lake) -> None:
         ("2025-06-03", True),
     ]
     assert r.effective_trade_date == "2025-06-03"
-    assert lake.calendar("2025-05-30", "2025-06-03", as_of="2025-06-02").effective_trade_date == (
-        "2025-05-30"
-    )
+    assert lake.calendar(
+        start="2025-05-30", end="2025-06-03", as_of="2025-06-02"
+    ).effective_trade_date == ("2025-05-30")
     # a make-up weekend workday is not a session
-    assert lake.calendar("2025-09-28", "2025-09-28").data == [
+    assert lake.calendar(start="2025-09-28", end="2025-09-28").data == [
         {"date": "2025-09-28", "is_open": False, "source": "exchange_calendars"}
     ]
 
@@ -108,7 +108,7 @@ def test_calendar_from_the_offline_exchange_calendar(lake: Lake) -> None:
 def test_calendar_beyond_the_offline_range_needs_the_stored_vendor_calendar(
     store: LakeStore, lake: Lake
 ) -> None:
-    unknown = lake.calendar("2026-12-31", "2027-01-05")
+    unknown = lake.calendar(start="2026-12-31", end="2027-01-05")
     assert unknown.status is ResultStatus.UNKNOWN
     assert [d["date"] for d in unknown.data] == ["2026-12-31"]
     seen = bj("2025-12-01", "09:00")
@@ -121,11 +121,11 @@ def test_calendar_beyond_the_offline_range_needs_the_stored_vendor_calendar(
         for d in ("2027-01-01", "2027-01-02", "2027-01-03", "2027-01-04", "2027-01-05")
     ]
     write(store, "calendar", canonical("calendar", rows, fetched_at=seen), ingested_at=seen)
-    known = lake.calendar("2026-12-31", "2027-01-05")
+    known = lake.calendar(start="2026-12-31", end="2027-01-05")
     assert known.status is ResultStatus.OK and known.source == "exchange_calendars,tushare"
     assert [d["is_open"] for d in known.data] == [True, False, False, False, True, True]
     # before we fetched it, the vendor calendar was not known
-    assert lake.calendar("2026-12-31", "2027-01-05", as_of="2025-11-30").status is (
+    assert lake.calendar(start="2026-12-31", end="2027-01-05", as_of="2025-11-30").status is (
         ResultStatus.UNKNOWN
     )
 
@@ -133,7 +133,7 @@ def test_calendar_beyond_the_offline_range_needs_the_stored_vendor_calendar(
 def test_calendar_reports_vendor_disagreement(store: LakeStore, lake: Lake) -> None:
     rows = [{"exchange": "XSHG", "date": "2025-06-02", "is_open": True}]
     write(store, "calendar", canonical("calendar", rows, fetched_at=INGEST))
-    r = lake.calendar("2025-06-02", "2025-06-02")
+    r = lake.calendar(start="2025-06-02", end="2025-06-02")
     assert r.data[0]["is_open"] is False  # the exchange calendar decides
     assert r.meta["mismatches"] == [
         {"date": "2025-06-02", "vendor": "tushare", "vendor_is_open": True}

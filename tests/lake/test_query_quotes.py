@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.read.lake import Lake
 from pitlake.statuses import DateStatus, LedgerStatus, ResultStatus
 from tests.lake.conftest import INGEST, NOW, bar, bj, write
 

@@ -12,11 +12,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import pitlake.lake.query as query
+import pitlake.read.scans as scans
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.records import to_records
 from pitlake.lake.store import LakeStore, dictionary_columns, parquet_bytes
+from pitlake.read.lake import Lake
 from tests.lake.conftest import bar, bj, write
 
 A, B = "600519.SH", "000001.SZ"
@@ -42,7 +42,7 @@ def test_the_point_read_and_the_grouped_read_pick_the_same_versions(
     revised: LakeStore, lake: Lake, monkeypatch: pytest.MonkeyPatch, as_of: str, close: float
 ) -> None:
     point = lake.quotes([A, B], start=DAYS[0], end=DAYS[-1], as_of=as_of)
-    monkeypatch.setattr(query, "SMALL_READ_CELLS", 0)  # force DuckDB's GROUP BY path
+    monkeypatch.setattr(scans, "SMALL_READ_CELLS", 0)  # force DuckDB's GROUP BY path
     grouped = lake.quotes([A, B], start=DAYS[0], end=DAYS[-1], as_of=as_of)
     assert point.data == grouped.data
     assert point.meta["known_at_max"] == grouped.meta["known_at_max"]

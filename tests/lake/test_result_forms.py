@@ -16,10 +16,10 @@ import pytest
 
 from pitlake.envelope import ENVELOPE_METADATA_KEY, Result
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.records import SEATS_TYPE
 from pitlake.lake.store import LakeStore
 from pitlake.pit import iso_beijing
+from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW, bar, bj, canonical, news_frame, news_item, statement_row, write
 
@@ -126,11 +126,11 @@ AS_OF = "2025-06-06"
 @pytest.mark.parametrize(
     "read",
     [
-        lambda lk: lk.quotes([A, B], "2025-06-03", "2025-06-04", as_of=AS_OF),
+        lambda lk: lk.quotes([A, B], start="2025-06-03", end="2025-06-04", as_of=AS_OF),
         lambda lk: lk.dragon_tiger(date="2025-06-04", as_of=AS_OF),
         lambda lk: lk.financials([A, B], as_of=AS_OF),
         lambda lk: lk.news(start="2025-06-01", end="2025-06-05", as_of=AS_OF),
-        lambda lk: lk.calendar("2025-06-01", "2025-06-08", as_of=AS_OF),
+        lambda lk: lk.calendar(start="2025-06-01", end="2025-06-08", as_of=AS_OF),
     ],
     ids=["quotes", "dragon_tiger", "financials", "news", "calendar"],
 )
@@ -141,7 +141,7 @@ def test_arrow_pandas_and_json_agree_value_for_value(forms_lake: Lake, read: Any
 
 
 def test_columnar_types_come_from_the_schema(forms_lake: Lake) -> None:
-    q = forms_lake.quotes([A, B], "2025-06-03", "2025-06-04", as_of=AS_OF)
+    q = forms_lake.quotes([A, B], start="2025-06-03", end="2025-06-04", as_of=AS_OF)
     t = q.to_arrow()
     assert t.schema.field("trade_date").type == pa.date32()
     assert t.schema.field("known_at").type == pa.timestamp("us", tz="Asia/Shanghai")
@@ -184,7 +184,7 @@ def test_the_envelope_travels_with_the_columnar_forms(forms_lake: Lake) -> None:
 
 
 def test_rows_are_built_only_when_asked_for(forms_lake: Lake) -> None:
-    r = forms_lake.quotes([A, B], "2025-06-03", "2025-06-04", as_of=AS_OF)
+    r = forms_lake.quotes([A, B], start="2025-06-03", end="2025-06-04", as_of=AS_OF)
     assert r._data is None  # the Arrow table is the answer until JSON is wanted
     r.to_arrow()
     assert r._data is None

@@ -15,8 +15,8 @@ import pytest
 
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.fs import ObjectFS, ObjectPath, local_lock_dir
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.read.lake import Lake
 from tests.lake.conftest import INGEST, NOW, bar, factor, write
 
 boto3 = pytest.importorskip("boto3")
@@ -245,12 +245,16 @@ def test_lake_reads_an_s3_lake_as_of_a_cutoff(s3: RequestLog, tmp_path: Path) ->
     cat = Catalog(f"sqlite:///{tmp_path}/catalog.db")
     try:
         with Lake(URL, catalog=cat, clock=lambda: NOW) as lake:
-            res = lake.quotes(A, "2025-06-01", "2025-06-30", as_of="2025-06-04T16:00+08:00")
+            res = lake.quotes(
+                A, start="2025-06-01", end="2025-06-30", as_of="2025-06-04T16:00+08:00"
+            )
             assert [r["trade_date"] for r in res.data] == ["2025-06-03", "2025-06-04"]
             assert all(r["close"] != 666.0 for r in res.data)
-            later = lake.quotes(A, "2025-06-01", "2025-06-30", as_of="2025-06-06T16:00+08:00")
+            later = lake.quotes(
+                A, start="2025-06-01", end="2025-06-30", as_of="2025-06-06T16:00+08:00"
+            )
             assert [r["close"] for r in later.data] == [10.0, 10.0, 666.0]
-            qfq = lake.quotes(A, "2025-06-03", "2025-06-04", as_of="2025-06-04T16:00+08:00",
+            qfq = lake.quotes(A, start="2025-06-03", end="2025-06-04", as_of="2025-06-04T16:00+08:00",
                               adjust="qfq")  # fmt: skip
             assert [r["close"] for r in qfq.data] == [10.0, 10.0]
     finally:
@@ -316,10 +320,12 @@ def test_the_ingest_pipeline_fills_an_s3_lake_from_the_sample(
         assert files["quotes"] == f"{URL}/curated/quotes/year=2025/part.parquet"
         with Lake(URL, catalog=cat, clock=lambda: NOW) as lake:
             sym = env.universe()[0]  # type: ignore[index]
-            res = lake.quotes(sym, "2025-06-01", "2025-06-30", as_of="2025-06-10T16:00+08:00")
+            res = lake.quotes(
+                sym, start="2025-06-01", end="2025-06-30", as_of="2025-06-10T16:00+08:00"
+            )
             days = [r["trade_date"] for r in res.data]
             assert days and max(days) <= "2025-06-10" and str(res.status) == "OK"
-            adj = lake.quotes(sym, "2025-06-02", "2025-06-06", as_of="2025-06-10T16:00+08:00",
+            adj = lake.quotes(sym, start="2025-06-02", end="2025-06-06", as_of="2025-06-10T16:00+08:00",
                               adjust="hfq")  # fmt: skip
             assert str(adj.status) == "OK" and len(adj.data) > 0
     finally:

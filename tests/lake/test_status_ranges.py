@@ -18,8 +18,8 @@ from pitlake import schemas
 from pitlake.calendar import XSHG
 from pitlake.errors import LakeCorruptError
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.query import Lake
 from pitlake.lake.store import LakeStore
+from pitlake.read.lake import Lake
 from pitlake.statuses import DateStatus, ResultStatus
 from tests.lake.conftest import INGEST, bar, bj, canonical, write
 

@@ -8,7 +8,7 @@ from pitlake import calendar as cal
 from pitlake.calendar import BEIJING
 from pitlake.errors import CalendarRangeError
 from pitlake.lake.store import LakeStore
-from pitlake.lake.stored_calendar import extend_calendar_from_lake
+from pitlake.read.stored_calendar import extend_calendar_from_lake
 from tests.lake.conftest import canonical
 
 
@@ -50,7 +50,7 @@ def test_nothing_past_the_offline_end_changes_nothing(store: LakeStore) -> None:
 
 
 def test_a_lake_opened_for_reading_knows_the_stored_sessions(store: LakeStore) -> None:
-    from pitlake.lake.query import Lake
+    from pitlake.read.lake import Lake
 
     seen = datetime(2026, 12, 20, 20, 0, tzinfo=BEIJING)
     store.write(
@@ -59,11 +59,11 @@ def test_a_lake_opened_for_reading_knows_the_stored_sessions(store: LakeStore) -
         run_id="r1",
         ingested_at=seen,
     )
-    try:
-        Lake(store.root)
-        assert cal.is_session("2027-01-04") and not cal.is_session("2027-01-05")
-    finally:
-        cal.XSHG.reset_extension()
+    lake = Lake(store.root)
+    assert lake.trading_calendar.is_session("2027-01-04")
+    assert not lake.trading_calendar.is_session("2027-01-05")
+    with pytest.raises(CalendarRangeError):  # the lake's own calendar: the process's is as it was
+        cal.is_session("2027-01-04")
 
 
 def test_a_corrupt_stored_calendar_leaves_the_offline_calendar(store: LakeStore) -> None:

@@ -33,19 +33,23 @@ import pyarrow.dataset as ds
 from pitlake.calendar import FIRST_SESSION, XSHG
 from pitlake.envelope import Result
 from pitlake.lake.records import JSON_COLUMNS
-from pitlake.lake.sql import ident
 from pitlake.lake.store import LakeStore
-from pitlake.schemas import SCHEMAS, Dataset
+from pitlake.read.adjust import FACTORS, PRICE_COLUMNS
+from pitlake.read.engine import ident
+from pitlake.read.readers.calendar import EXCHANGE, OFFLINE_SOURCE
+from pitlake.schemas import SCHEMAS, Dataset, Kind, of_kind
 from pitlake.statuses import DateStatus, ResultStatus
 
 if TYPE_CHECKING:
-    from pitlake.lake.query import Lake
+    from pitlake.read.lake import Lake
 
 # Every registered dataset is a versioned view; the calendar is built from the stored sessions
 # and the offline calendar instead (its own view below).
-VERSIONED = tuple(name for name in SCHEMAS if name != "calendar")
-ADJUSTED_VIEWS = {"quotes_qfq": "qfq", "quotes_hfq": "hfq"}
-PRICE_COLUMNS = ("open", "high", "low", "close", "pre_close")
+VERSIONED = tuple(name for name in SCHEMAS if SCHEMAS[name].kind is not Kind.CALENDAR)
+[CALENDAR] = (SCHEMAS[name] for name in of_kind(Kind.CALENDAR))
+# The adjusted views: of the dataset whose query takes `adjust` (the bars), one per mode.
+[PRICES] = (s for s in SCHEMAS.values() if s.query is not None and "adjust" in s.query.model_fields)
+ADJUSTED_VIEWS = {f"{PRICES.name}_{mode}": mode for mode in ("qfq", "hfq")}
 _DUCKDB_TYPE = {pa.string(): "VARCHAR", pa.float64(): "DOUBLE"}
 
 
@@ -69,13 +73,16 @@ LINEAGE_STRINGS = ("source", "known_at_basis", "run_id")
 RELATIONS = (
     *(f"{d}{s}" for d in VERSIONED for s in ("", "_versions")),
     *ADJUSTED_VIEWS,
-    "calendar",
+    CALENDAR.name,
 )
 _NEEDS: dict[str, tuple[str, ...]] = {
     **{d: (f"{d}_versions",) for d in VERSIONED},
-    **{v: ("quotes", "adj_factors_versions", "_factors", "_anchored") for v in ADJUSTED_VIEWS},
-    "_factors": ("adj_factors_versions", "_anchored"),
-    "_anchored": ("adj_factors_versions", "_factors"),
+    **{
+        v: (PRICES.name, f"{FACTORS.name}_versions", "_factors", "_anchored")
+        for v in ADJUSTED_VIEWS
+    },
+    "_factors": (f"{FACTORS.name}_versions", "_anchored"),
+    "_anchored": (f"{FACTORS.name}_versions", "_factors"),
 }
 # A statement naming none of the relations, or the catalog itself (SHOW TABLES,
 # information_schema, duckdb_views(), ...), gets them all.
@@ -94,7 +101,7 @@ def views(con: duckdb.DuckDBPyConnection) -> list[str]:
 def open_for(lake: Lake, as_of: Any = None, as_ingested: Any = None) -> duckdb.DuckDBPyConnection:
     """`Lake.duckdb`: the connection at the lake's cutoff for `as_of` (a pin clamps it, the
     future is "now"), raising InvalidArgumentsError on a bad instant."""
-    ask = lake._ask(as_of, as_ingested)
+    ask = lake.ask(as_of, as_ingested)
     return connect(
         lake.store, ask.cutoff, ask.as_ingested, factor_coverage=_coverage(lake, ask.cutoff)
     )
@@ -109,7 +116,7 @@ def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -
     if not isinstance(query, str) or not query.strip():
         return Result.invalid("give one SQL statement, e.g. SELECT * FROM quotes LIMIT 5")
     try:
-        ask = lake._ask(as_of, as_ingested)
+        ask = lake.ask(as_of, as_ingested)
     except (InvalidArgumentsError, TypeError) as e:
         return Result.invalid(str(e))
     needed = referenced(query)
@@ -185,7 +192,7 @@ def referenced(query: str) -> set[str] | None:
 def _coverage(lake: Lake, cutoff: datetime) -> date | None:
     """The last session the ledger records a successful factor fetch for, by the cutoff."""
     try:
-        return lake.catalog.latest_ok_dates(cutoff.date()).get("adj_factors")
+        return lake.catalog.latest_ok_dates(cutoff.date()).get(FACTORS.name)
     except Exception:  # no readable catalog: adjusted rows stop at each symbol's last factor
         return None
 
@@ -219,9 +226,9 @@ def connect(
                 con.execute(f"CREATE VIEW {ident(name)} AS {_latest_sql(schema)}")
         if "_factors" in wanted:
             _adjusted_views(con, factor_coverage, wanted)
-        if "calendar" in wanted:
+        if CALENDAR.name in wanted:
             con.register("_calendar_days", _calendar_days(store, cutoff))
-            con.execute("CREATE VIEW calendar AS SELECT * FROM _calendar_days")
+            con.execute(f"CREATE VIEW {ident(CALENDAR.name)} AS SELECT * FROM _calendar_days")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     except BaseException:
@@ -302,10 +309,10 @@ def _adjusted_views(
     before the first factor or after the covered dates are left out, never served raw."""
     through = f"DATE '{factor_coverage.isoformat()}'" if factor_coverage else "NULL::DATE"
     con.execute(
-        """
+        f"""
         CREATE VIEW _factors AS
         WITH f AS (SELECT symbol, trade_date, adj_factor, source, known_at, ingested_at
-                   FROM adj_factors_versions),
+                   FROM {FACTORS.name}_versions),
         last_day AS (SELECT symbol, max(trade_date) AS d FROM f GROUP BY symbol),
         vendor AS (
             SELECT f.symbol, arg_max(f.source, f.known_at) AS source
@@ -328,7 +335,7 @@ def _adjusted_views(
         FROM _factors
         """
     )
-    schema = SCHEMAS["quotes"]
+    schema = PRICES
     for view, mode in ADJUSTED_VIEWS.items():
         if view not in wanted:
             continue
@@ -338,7 +345,7 @@ def _adjusted_views(
             f"""
             CREATE VIEW {view} AS
             SELECT q.* REPLACE ({replaced}), f.adj_factor
-            FROM quotes q
+            FROM {ident(PRICES.name)} q
             ASOF JOIN _anchored f ON q.symbol = f.symbol AND q.trade_date >= f.trade_date
             WHERE q.trade_date <= f.covered
             """
@@ -351,11 +358,11 @@ def _calendar_days(store: LakeStore, cutoff: datetime) -> pa.Table:
     its last day, then the stored vendor calendar rows known at the cutoff."""
     offline_last = XSHG.offline_last
     out = _offline_days(offline_last)
-    stored = _visible(store, SCHEMAS["calendar"], cutoff, None)
+    stored = _visible(store, CALENDAR, cutoff, None)
     if isinstance(stored, ds.Dataset):
         beyond = stored.to_table(
             columns=["exchange", "date", "is_open", "source", "known_at"],
-            filter=(pc.field("exchange") == "XSHG") & (pc.field("date") > offline_last),
+            filter=(pc.field("exchange") == EXCHANGE) & (pc.field("date") > offline_last),
         )
         if beyond.num_rows:
             beyond = beyond.sort_by([("date", "ascending"), ("known_at", "descending")])
@@ -377,6 +384,6 @@ def _offline_days(offline_last: date) -> pa.Table:
         {
             "date": pa.array(days, pa.date32()),
             "is_open": pa.array([d in sessions for d in days], pa.bool_()),
-            "source": pa.array(["exchange_calendars"] * n, pa.string()),
+            "source": pa.array([OFFLINE_SOURCE] * n, pa.string()),
         }
     )

@@ -12,9 +12,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from pitlake.lake.catalog import WHOLE_MARKET
+from pitlake.read import scans
+from pitlake.read.cutoff import Ask
+from pitlake.read.status import Gap, LedgerView
+from pitlake.schemas import adj_factors
+from pitlake.statuses import ResultStatus
+
+if TYPE_CHECKING:
+    from pitlake.read.lake import Lake
+
+FACTORS = adj_factors.SCHEMA  # the factors adjusted prices are computed from
 
 ADJUST_MODES = ("none", "qfq", "hfq")
 PRICE_COLUMNS = ("open", "high", "low", "close", "pre_close")
@@ -93,3 +105,42 @@ def adjust_prices(
     good["adj_factor"] = good["__f"].astype("float64")
     out = good.drop(columns=["__order", "__d", "__f"]).reset_index(drop=True)
     return Adjusted(out, uncovered, anchors)
+
+
+def adjusted(
+    lake: Lake, frame: pd.DataFrame, symbols: list[str], ask: Ask, mode: str
+) -> tuple[pd.DataFrame, list[Gap], dict[str, Any]]:
+    """`frame`'s prices adjusted by the factors known at the cutoff; a symbol whose factors
+    do not cover its rows is a NOT_READY gap, its rows left out."""
+    factors = scans.factor_series(lake, FACTORS, symbols, ask)
+    coverage: dict[str, date] = {}
+    if not factors.empty:
+        coverage = factors.groupby("symbol")["trade_date"].max().to_dict()
+    if not frame.empty:
+        lo, hi = min(frame["trade_date"]), max(frame["trade_date"])
+        view = LedgerView(
+            lake.catalog.ledger_entries(
+                FACTORS.name, lo, hi, symbol=sorted({*symbols, WHOLE_MARKET})
+            )
+        )
+        for sym in symbols:
+            fetched = [e.date_key for e in view.for_symbol(sym) if e.successful]
+            if fetched:
+                coverage[sym] = max(coverage.get(sym, date.min), *fetched)
+    result = adjust_prices(frame, factors, coverage, mode)
+    gaps = []
+    for sym, dates in sorted(result.uncovered.items()):
+        gaps.append(
+            Gap(
+                sym,
+                max(dates),
+                ResultStatus.NOT_READY,
+                f"no adjustment factor known as of {ask.as_of} for {len(dates)} requested "
+                f"row(s) ({min(dates)}…{max(dates)}); {mode} prices are not served unadjusted",
+            )
+        )
+    meta = {
+        "mode": mode,
+        "anchors": {s: a.to_dict() for s, a in sorted(result.anchors.items())},
+    }
+    return result.frame, gaps, meta

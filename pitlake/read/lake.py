@@ -1,0 +1,266 @@
+"""As-of reads: `pitlake.Lake(path)` (docs/design.md §1, §8), the thin facade over the readers.
+
+Every read validates its inputs before touching a file (bad input → INVALID_ARGUMENTS), never
+returns a row with `known_at` after the cutoff, and answers with the `Result` envelope whose
+status comes from the fetch ledger, not from a row count. `Lake.read(spec, **params)` answers
+any queryable dataset by its spec's query model (`Dataset.query`), with the reader of its kind;
+the typed methods below are that call with the model's parameters spelled out (names, order
+and defaults are the model's: tests/api/test_surfaces.py holds every surface to it).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, timezone
+from typing import Any
+
+from pitlake.calendar import TradingCalendar
+from pitlake.envelope import Result
+from pitlake.errors import InvalidArgumentsError
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.fs import ObjectFS, require_catalog_url
+from pitlake.lake.store import LakeStore
+from pitlake.pit import parse_cutoff
+from pitlake.read import cutoff
+from pitlake.read.answer import invalid, named_failures
+from pitlake.read.engine import DuckReader
+from pitlake.read.readers import READERS
+from pitlake.read.session_slices import SessionSlices
+from pitlake.read.stored_calendar import lake_calendar
+from pitlake.schemas import Dataset, calendar, dragon_tiger, financials, news, quotes, valuation
+from pitlake.schemas import get as get_schema
+
+Day = str | date | None
+Instant = str | date | datetime | None
+Symbols = str | Sequence[str]
+
+
+class Lake:
+    """As-of reads over one lake directory.
+
+    `pin_as_of` fixes the cutoff for every request (the runtime decides the date, not the
+    model): later as-ofs are clamped to it and the answer says so. `clock` returns "now"
+    (injectable for tests); `catalog_url` overrides the catalog (default: $PITLAKE_CATALOG_URL,
+    else `<path>/catalog.db`).
+
+    Reads never write: the catalog is opened read-only on the first read, and a path holding no
+    pitlake catalog raises `pitlake.errors.NotALakeError` then (construction itself only reads
+    the stored calendar, so it succeeds on any directory). The trading calendar is this lake's
+    own (`trading_calendar`: the offline one, extended by the stored calendar dataset); opening
+    a lake changes nothing in the process."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        catalog_url: str | None = None,
+        catalog: Catalog | None = None,
+        pin_as_of: str | date | datetime | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = LakeStore(path)
+        self.root = self.store.root  # a Path, or an ObjectPath for an s3:// lake
+        self._catalog_url = catalog_url
+        self._catalog = catalog
+        self._clock = clock or (lambda: datetime.now(timezone.utc))
+        self.pinned_cutoff = parse_cutoff(pin_as_of) if pin_as_of is not None else None
+        self.reader = DuckReader(self.store.fs.fs if isinstance(self.store.fs, ObjectFS) else None)
+        self.sessions = SessionSlices()  # one session's stored rows, per file identity
+        self.trading_calendar: TradingCalendar = lake_calendar(self.store)
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog, opened read-only on first use: a read never writes (no catalog.db
+        is created). A directory without a pitlake catalog raises NotALakeError here."""
+        if self._catalog is None:
+            url = self._catalog_url
+            if self.store.remote:
+                url = require_catalog_url(url, self.root)
+            self._catalog = Catalog(
+                url, lake_root=None if self.store.remote else self.root, read_only=True
+            )
+        return self._catalog
+
+    def close(self) -> None:
+        self.reader.close()
+
+    def __enter__(self) -> Lake:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> datetime:
+        now = self._clock()
+        return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+
+    def ask(self, as_of: Any, as_ingested: Any = None) -> cutoff.Ask:
+        """This lake's cutoff for `as_of` (its pin and "now" applied); InvalidArgumentsError
+        on a bad instant."""
+        return cutoff.ask(as_of, as_ingested, pin=self.pinned_cutoff, now=self.now())
+
+    # ================================================================ reads
+
+    @named_failures
+    def read(
+        self, dataset: Dataset | str, /, *, as_ingested: Instant = None, **params: Any
+    ) -> Result:
+        """Any queryable dataset, by its spec (or name), with its query model's parameters;
+        `as_ingested` also hides rows stored after that instant (an audit of what the lake
+        held then)."""
+        try:
+            spec = get_schema(dataset) if isinstance(dataset, str) else dataset
+            model = spec.query
+            if model is None:
+                raise InvalidArgumentsError(f"{spec.name} has no query of its own")
+            unknown = sorted(set(params) - set(model.model_fields))
+            if unknown:
+                raise InvalidArgumentsError(
+                    f"{spec.name} takes no {', '.join(unknown)}; its parameters: "
+                    + ", ".join(model.model_fields)
+                )
+            query = model.model_construct(**params)  # unvalidated: the reader checks values
+            ask = self.ask(query.as_of, as_ingested)
+            run = READERS[spec.kind](self, spec, query, ask)
+        except (InvalidArgumentsError, TypeError) as e:
+            return invalid(e)
+        return run()
+
+    def quotes(
+        self,
+        symbols: Symbols,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        adjust: str | None = "none",
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Daily bars (raw, or qfq/hfq computed from the factors known at the cutoff)."""
+        return self.read(
+            quotes.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            adjust=adjust,
+            as_ingested=as_ingested,
+        )
+
+    def valuation(
+        self,
+        symbols: Symbols,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Daily valuation (market cap, PE, PB, …) as known at the cutoff."""
+        return self.read(
+            valuation.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            as_ingested=as_ingested,
+        )
+
+    def dragon_tiger(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Dragon-tiger list entries: one session (`date`) or a range; whole market unless
+        `symbols` is given."""
+        return self.read(
+            dragon_tiger.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            as_ingested=as_ingested,
+        )
+
+    def financials(
+        self,
+        symbols: Symbols,
+        *,
+        as_of: Instant = None,
+        statement: str | None = None,
+        periods: str | date | Sequence[str | date] | None = None,
+        latest_only: bool = False,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Statement versions known at the cutoff: the latest version per (symbol, statement,
+        report_period, report_type); `latest_only` keeps the greatest report_period per
+        (symbol, statement, report_type)."""
+        return self.read(
+            financials.SCHEMA,
+            symbols=symbols,
+            as_of=as_of,
+            statement=statement,
+            periods=periods,
+            latest_only=latest_only,
+            as_ingested=as_ingested,
+        )
+
+    def news(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        lookback_days: int | None = None,
+        limit: int | None = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """News public in the Beijing days [start, end] (default: the `lookback_days`, 7, up
+        to the cutoff's day), newest first."""
+        return self.read(
+            news.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            lookback_days=lookback_days,
+            limit=limit,
+            as_ingested=as_ingested,
+        )
+
+    def calendar(
+        self, *, date: Day = None, start: Day = None, end: Day = None, as_of: Instant = None
+    ) -> Result:
+        """XSHG days in [start, end] (default: the cutoff's day) with is_open."""
+        return self.read(calendar.SCHEMA, date=date, start=start, end=end, as_of=as_of)
+
+    # ================================================================ point-in-time SQL
+
+    def duckdb(self, as_of: Instant = None, *, as_ingested: Instant = None) -> Any:
+        """A DuckDB connection whose views (quotes, financials, …, quotes_qfq) hold exactly
+        what was public at the cutoff, with file access off (`pitlake.read.sql`). A pinned
+        Lake clamps the cutoff. The caller closes it."""
+        from pitlake.read import sql
+
+        return sql.open_for(self, as_of, as_ingested)
+
+    def sql(self, query: str, as_of: Instant = None, *, as_ingested: Instant = None) -> Result:
+        """One SQL statement over the point-in-time views at the cutoff, answered as a Result
+        (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`)."""
+        from pitlake.read import sql
+
+        return sql.answer(self, query, as_of, as_ingested)

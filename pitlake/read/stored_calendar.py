@@ -1,0 +1,70 @@
+"""Extend the trading calendar past the offline one with the stored calendar dataset.
+
+exchange-calendars stops where the exchanges have published holidays (2026-12-31 today); the
+vendors' calendars (Tushare trade_cal, Sina) reach further. Sessions past the offline end come
+only from what the lake holds — never guessed.
+
+A `Lake` gets its own extended calendar (`lake_calendar`): opening a lake for reading changes
+nothing in the process. `extend_calendar_from_lake` extends the process's calendar, for the
+ingest run, whose planning and gate share it."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+
+import pandas as pd
+
+from pitlake.calendar import XSHG, TradingCalendar
+from pitlake.lake.store import LakeStore
+from pitlake.schemas.calendar import SCHEMA
+
+log = logging.getLogger(__name__)
+
+
+def stored_sessions(store: LakeStore) -> tuple[list[date], date] | None:
+    """The stored XSHG sessions past the offline calendar and the last date they are known
+    through; None when the lake holds nothing past it. An unreadable calendar file leaves the
+    offline calendar in force (dates past it keep raising) rather than breaking every read."""
+    try:
+        frame = store.read_all(SCHEMA.name)
+    except Exception as e:  # a corrupt partition: warn, never guess sessions
+        log.warning("stored calendar unreadable, offline calendar only: %s", e)
+        return None
+    if frame is None or frame.empty:
+        return None
+    frame = frame[frame["exchange"] == "XSHG"]
+    days = pd.to_datetime(frame["date"]).dt.date
+    beyond = frame[days > XSHG.offline_last]
+    if beyond.empty:
+        return None
+    # the latest stored version of each date decides
+    latest = beyond.sort_values("known_at").drop_duplicates(["exchange", "date"], keep="last")
+    through = max(pd.to_datetime(latest["date"]).dt.date)
+    sessions = [
+        d
+        for d, is_open in zip(
+            pd.to_datetime(latest["date"]).dt.date, latest["is_open"], strict=True
+        )
+        if bool(is_open)
+    ]
+    return sessions, through
+
+
+def lake_calendar(store: LakeStore) -> TradingCalendar:
+    """The offline calendar, extended by what this lake stores (the process's is untouched)."""
+    found = stored_sessions(store)
+    if found is None:
+        return XSHG
+    return XSHG.extended(*found)
+
+
+def extend_calendar_from_lake(store: LakeStore) -> date | None:
+    """Register stored XSHG sessions past the offline calendar in the process's calendar;
+    returns the new last known date, or None when the lake holds nothing past it."""
+    found = stored_sessions(store)
+    if found is None:
+        return None
+    sessions, through = found
+    XSHG.register_extension(sessions, through=through)
+    return through

@@ -1,0 +1,135 @@
+"""The query parameter model of a queryable dataset (`Dataset.query`), built from one base per
+kind so that no parameter is typed twice.
+
+A model declares a read's parameters once, in the order every surface shows them (symbols,
+date, start, end, as_of, then the dataset's own), with their types, defaults and descriptions.
+`Lake`'s methods, the HTTP routes, the MCP tools and the CLI options are all derived from it
+(pitlake.read.lake, pitlake.serve); the readers check the values (bad ones are
+INVALID_ARGUMENTS envelopes, never exceptions), so the models carry no validators.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any, ClassVar, Literal, get_args, get_origin
+
+from pitlake.schemas.base import Kind
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+Symbols = Annotated[
+    list[str] | str,
+    Field(
+        description="One A-share symbol or a list: 6 digits with the exchange, e.g. "
+        "'600519.SH' or ['600519.SH', '000001.SZ']; 600519, sh600519 also accepted."
+    ),
+]
+OptionalSymbols = Annotated[
+    list[str] | str | None,
+    Field(
+        description="Optional symbol(s) to filter on, same forms as symbols (e.g. "
+        "'600519.SH'); omitted: the whole market."
+    ),
+]
+Day = Annotated[
+    str | date | None,
+    Field(description="One date, YYYY-MM-DD or YYYYMMDD (Beijing calendar); not with start/end."),
+]
+Start = Annotated[str | date | None, Field(description="Range start, YYYY-MM-DD (inclusive).")]
+End = Annotated[str | date | None, Field(description="Range end, YYYY-MM-DD (inclusive).")]
+AsOf = Annotated[
+    str | date | datetime | None,
+    Field(
+        description="Cutoff: YYYY-MM-DD (the end of that Beijing day) or ISO-8601 with offset "
+        "(e.g. 2025-06-06T15:00:00+08:00). Omitted: now, or the operator's pin; never past the pin."
+    ),
+]
+
+
+class Query(BaseModel):
+    """The parameters of one read. `kind` says which reader answers it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: ClassVar[Kind]
+
+    @classmethod
+    def snapshot(cls, symbols: list[str], day: date | None) -> dict[str, Any]:
+        """This kind's section of a snapshot: the parameters asking about `day`."""
+        raise NotImplementedError
+
+
+class TradeDatedQuery(Query):
+    """One session (`date`, default: the latest session at the as-of) or a range
+    (`start`/`end`) of a trade-dated dataset."""
+
+    kind: ClassVar[Kind] = Kind.TRADE_DATED
+    symbols: Symbols
+    date: Day = None
+    start: Start = None
+    end: End = None
+    as_of: AsOf = None
+
+    @classmethod
+    def snapshot(cls, symbols: list[str], day: date | None) -> dict[str, Any]:
+        return {"symbols": symbols, "date": day}
+
+
+class ReportPeriodQuery(Query):
+    """Statement versions public by the as-of: the latest version per key."""
+
+    kind: ClassVar[Kind] = Kind.REPORT_PERIOD
+    symbols: Symbols
+    as_of: AsOf = None
+
+    @classmethod
+    def snapshot(cls, symbols: list[str], day: date | None) -> dict[str, Any]:
+        return {"symbols": symbols, "latest_only": True}
+
+
+class PublishedQuery(Query):
+    """Items public in Beijing-day windows by the as-of, newest first."""
+
+    kind: ClassVar[Kind] = Kind.PUBLISHED
+    snapshot_limit: ClassVar[int] = 50
+    symbols: OptionalSymbols = None
+    date: Day = None
+    start: Start = None
+    end: End = None
+    as_of: AsOf = None
+
+    @classmethod
+    def snapshot(cls, symbols: list[str], day: date | None) -> dict[str, Any]:
+        return {"symbols": symbols, "end": day, "limit": cls.snapshot_limit}
+
+
+class CalendarQuery(Query):
+    """Days in [start, end] (default: the cutoff's day) with is_open."""
+
+    kind: ClassVar[Kind] = Kind.CALENDAR
+    date: Day = None
+    start: Start = None
+    end: End = None
+    as_of: AsOf = None
+
+
+def query_model(name: str, base: type[Query], doc: str, **fields: tuple[Any, Any]) -> type[Query]:
+    """A dataset's model: `base`'s parameters (a field given again keeps its place, with the
+    new type and default), then `fields` ({name: (type, default)}) in order. `doc` is the
+    read's description on every surface (first line: its summary)."""
+    model = create_model(name, __base__=base, __doc__=doc, **fields)  # type: ignore[call-overload]
+    return model
+
+
+def is_required(model: type[Query], field: str) -> bool:
+    return model.model_fields[field].is_required()
+
+
+def choices(model: type[Query], field: str) -> tuple[Any, ...]:
+    """The values a Literal-typed field allows (inside `X | None` too), in order."""
+
+    def walk(annotation: Any) -> list[Any]:
+        if get_origin(annotation) is Literal:
+            return list(get_args(annotation))
+        return [v for arg in get_args(annotation) for v in walk(arg)]
+
+    return tuple(walk(model.model_fields[field].annotation))
