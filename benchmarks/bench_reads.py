@@ -563,8 +563,8 @@ def _versus_http_and_sql(
 ) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
-    from pitlake.api.app import create_app
-    from pitlake.api.formats import ARROW_MEDIA
+    from pitlake.serve.api.app import create_app
+    from pitlake.serve.api.formats import ARROW_MEDIA
 
     app = create_app(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}", token="")
     report: dict[str, Any] = {}

@@ -54,8 +54,8 @@ def run(root: Path, reps: int) -> dict[str, Any]:
     import duckdb
     from fastapi.testclient import TestClient
 
-    import pitlake.api.service as service
-    from pitlake.api.app import create_app
+    import pitlake.serve.api.snapshot as snapshot
+    from pitlake.serve.api.app import create_app
 
     summary = read_summary(root)
     symbols: list[str] = summary["symbols"]
@@ -74,11 +74,11 @@ def run(root: Path, reps: int) -> dict[str, Any]:
             cold.append(_ms(lambda c=client, i=i: snap(c, _spread(symbols, 1000 + i)))[0])
 
     sections: dict[str, list[float]] = defaultdict(list)
-    real = service.QueryService._section
+    real = snapshot._section
 
-    def timed(lake: Any, name: str, *a: Any) -> Any:
-        ms, out = _ms(lambda: real(lake, name, *a))
-        sections[name].append(ms)
+    def timed(lake: Any, spec: Any, *a: Any) -> Any:
+        ms, out = _ms(lambda: real(lake, spec, *a))
+        sections[spec.name].append(ms)
         return out
 
     curated = root / "curated"
@@ -109,7 +109,7 @@ def run(root: Path, reps: int) -> dict[str, Any]:
     by_hand: list[float] = []
     with TestClient(create_app(root, catalog_url=url, token="")) as client:
         snap(client, _spread(symbols, 0))  # the app's first call (measured as cold above)
-        service.QueryService._section = staticmethod(timed)  # type: ignore[method-assign]
+        snapshot._section = timed  # type: ignore[assignment]
         try:
             sections.clear()
             for i in range(reps):
@@ -117,7 +117,7 @@ def run(root: Path, reps: int) -> dict[str, Any]:
                 warm.append(_ms(lambda s=syms: snap(client, s))[0])
                 by_hand.append(_ms(lambda s=syms: hand(s))[0])
         finally:
-            service.QueryService._section = staticmethod(real)  # type: ignore[method-assign]
+            snapshot._section = real  # type: ignore[assignment]
     return {
         "machine": {"cpus": os.cpu_count(), "load_average_after": os.getloadavg()},
         "lake": str(root),

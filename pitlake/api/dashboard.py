@@ -22,10 +22,10 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from pitlake.api.redact import redact_obj
 from pitlake.dashboard_data import STYLE_OF, build_dashboard
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import Catalog
+from pitlake.serve.api.redact import redact_obj
 from pitlake.statuses import RUN_DONE, ResultStatus
 
 STATIC_DIR = Path(__file__).with_name("static")

@@ -1,9 +1,10 @@
 """`pitlake query`, `pitlake serve`, `pitlake mcp`: the query API on the command line, over
-HTTP and over MCP (stdio). All three answer through `pitlake.api.service.QueryService`, so they
-print the same envelope.
+HTTP and over MCP (stdio). All three answer through `pitlake.serve.api.service.QueryService`,
+so they print the same envelope; `query`'s options are generated from the query models
+(query_options.py).
 
-Only typer is imported at module level: `pitlake --help` and `pitlake query` must not pay for
-FastAPI, Prefect or Great Expectations.
+At module level only typer and the dataset specs (for the options) are imported: `pitlake
+--help` and `pitlake query` must not pay for FastAPI, Prefect or Great Expectations.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pitlake.commands import console as terminal
+from pitlake.commands import query_options as options
 from pitlake.home import lake_root
+from pitlake.serve.api.params import QUERY_DATASETS
 from pitlake.statuses import BENIGN_ANSWER
 
 if TYPE_CHECKING:
-    from pitlake.api.service import Answer, QueryService
+    from pitlake.serve.api.service import Answer, QueryService
 
 # Exit codes of `pitlake query` (also in its --help).
 # Exit codes of `pitlake query` (also in its --help; the table in the README).
@@ -37,36 +40,9 @@ TRANSPOSE_ROWS = 4
 MAX_CELL = 60
 HIDDEN_COLUMNS = ("known_at_basis", "ingested_at", "run_id", "content", "url", "source")
 
-# Which options each dataset takes (as_of always applies). Anything else is refused, so a
-# typo'd query never silently answers a different question.
-APPLIES: dict[str, frozenset[str]] = {
-    "quotes": frozenset({"symbol", "date", "start", "end", "adjust"}),
-    "valuation": frozenset({"symbol", "date", "start", "end"}),
-    "financials": frozenset({"symbol", "statement", "latest_only", "period"}),
-    "news": frozenset({"symbol", "date", "start", "end", "lookback_days", "limit"}),
-    "dragon_tiger": frozenset({"symbol", "date", "start", "end"}),
-    "calendar": frozenset({"date", "start", "end"}),
-    "snapshot": frozenset({"symbol", "date", "datasets"}),
-    "status": frozenset(),
-}
-OPTION_FLAGS = {
-    "symbol": "--symbol",
-    "date": "--date",
-    "start": "--start",
-    "end": "--end",
-    "adjust": "--adjust",
-    "statement": "--statement",
-    "latest_only": "--latest-only",
-    "period": "--period",
-    "lookback_days": "--lookback-days",
-    "limit": "--limit",
-    "datasets": "--datasets",
-}
-
 QUERY_HELP = (
     "Ask the lake what was known as of a cutoff; prints the answer envelope.\n\n"
-    "DATASET is one of: quotes, valuation, financials, news, dragon-tiger, calendar, snapshot, "
-    "status.\n\n"
+    f"DATASET is one of: {', '.join(d.replace('_', '-') for d in QUERY_DATASETS)}.\n\n"
     f"Exit codes: {EXIT_OK} OK or NO_DATA; {EXIT_INVALID} INVALID_ARGUMENTS; {EXIT_NOT_OK} "
     "NOT_READY, UPSTREAM_ERROR, RATE_LIMITED, PERMISSION_DENIED, NOT_CONFIGURED or UNKNOWN, "
     "or (status) a dataset more than $PITLAKE_STALE_SESSIONS (default 1) sessions behind or "
@@ -95,66 +71,35 @@ def exit_code(answer: Answer) -> int:
 
 
 def _invalid(message: str) -> Answer:
-    from pitlake.api.service import Answer
     from pitlake.envelope import Result
+    from pitlake.serve.api.service import Answer
 
     return Answer(Result.invalid(message).to_dict())
 
 
 def run_query(service: QueryService, dataset: str, opts: dict[str, Any]) -> Answer:
     """Dispatch one CLI query (options already collected) to the service."""
-    from pitlake.api.params import dataset_name
     from pitlake.errors import InvalidArgumentsError
     from pitlake.schemas import SCHEMAS
+    from pitlake.serve.api.params import dataset_name
 
     try:
         name = dataset_name(dataset)
     except InvalidArgumentsError as e:
         return _invalid(str(e))
-    given = {k for k, v in opts.items() if v not in (None, False, [], ()) and k != "as_of"}
-    extra = sorted(given - APPLIES[name])
+    given = {k for k, v in opts.items() if v not in ([], ()) and v != options.DEFAULTS.get(k)}
+    extra = sorted(given - options.APPLIES[name])
     if extra:
-        flags = ", ".join(OPTION_FLAGS[k] for k in extra)
+        flags = ", ".join(options.flag(k) for k in extra)
         return _invalid(f"{flags} do(es) not apply to {name.replace('_', '-')}")
-    as_of = opts.get("as_of")
-    span = {k: opts.get(k) for k in ("date", "start", "end")}
-    if name == "quotes":
-        return service.read(
-            SCHEMAS["quotes"],
-            symbols=opts["symbol"],
-            **span,
-            adjust=opts["adjust"] or "none",
-            as_of=as_of,
-        )
-    if name == "valuation":
-        return service.read(SCHEMAS["valuation"], symbols=opts["symbol"], **span, as_of=as_of)
-    if name == "financials":
-        return service.read(
-            SCHEMAS["financials"],
-            symbols=opts["symbol"],
-            statement=opts["statement"],
-            periods=opts["period"] or None,
-            latest_only=bool(opts["latest_only"]),
-            as_of=as_of,
-        )
-    if name == "news":
-        return service.read(
-            SCHEMAS["news"],
-            symbols=opts["symbol"],
-            **span,
-            lookback_days=opts["lookback_days"],
-            limit=opts["limit"],
-            as_of=as_of,
-        )
-    if name == "dragon_tiger":
-        return service.read(SCHEMAS["dragon_tiger"], symbols=opts["symbol"], **span, as_of=as_of)
-    if name == "calendar":
-        return service.read(SCHEMAS["calendar"], **span, as_of=as_of)
-    if name == "snapshot":
+    if name == options.SNAPSHOT:
         return service.snapshot(
-            opts["symbol"], datasets=opts["datasets"], date=opts["date"], as_of=as_of
+            opts["symbols"], datasets=opts["datasets"], date=opts["date"], as_of=opts["as_of"]
         )
-    return service.status(as_of=as_of)
+    if name == options.STATUS:
+        return service.status(as_of=opts["as_of"])
+    spec = SCHEMAS[name]
+    return service.read(spec, **{k: opts[k] for k in options.APPLIES[name]})
 
 
 # ---------------------------------------------------------------- readable output
@@ -234,63 +179,12 @@ def print_readable(env: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- commands
 
 
-def query(
-    dataset: Annotated[
-        str,
-        typer.Argument(
-            help="quotes | valuation | financials | news | "
-            "dragon-tiger | calendar | snapshot | status"
-        ),
-    ],
-    symbol: Annotated[
-        list[str] | None,
-        typer.Option("--symbol", "-s", help="Symbol in any form (repeatable, or comma-separated)."),
-    ] = None,
-    date: Annotated[str | None, typer.Option(help="One session / day (YYYY-MM-DD).")] = None,
-    start: Annotated[str | None, typer.Option(help="Range start.")] = None,
-    end: Annotated[str | None, typer.Option(help="Range end.")] = None,
-    as_of: Annotated[
-        str | None,
-        typer.Option("--as-of", help="Cutoff: YYYY-MM-DD (end of that Beijing day) or ISO time."),
-    ] = None,
-    adjust: Annotated[str | None, typer.Option(help="quotes: none | qfq | hfq.")] = None,
-    statement: Annotated[
-        str | None, typer.Option(help="financials: income | balance | cashflow.")
-    ] = None,
-    latest_only: Annotated[
-        bool, typer.Option("--latest-only", help="financials: greatest report period only.")
-    ] = False,
-    period: Annotated[
-        list[str] | None, typer.Option(help="financials: report period (repeatable).")
-    ] = None,
-    lookback_days: Annotated[int | None, typer.Option(help="news: days back (1-366).")] = None,
-    limit: Annotated[int | None, typer.Option(help="news: newest N items.")] = None,
-    datasets: Annotated[
-        str | None, typer.Option(help="snapshot: comma-separated datasets (default: all).")
-    ] = None,
-    lake: Annotated[
-        str | None,
-        typer.Option(help="Lake directory or s3:// URL (default: $PITLAKE_HOME, else ./lake)."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the envelope as JSON.")] = False,
-) -> None:
+def _query(dataset: str, *, lake: str | None, as_json: bool, **opts: Any) -> None:
     root = lake or default_lake()
-    opts: dict[str, Any] = {
-        "symbol": symbol or None,
-        "date": date,
-        "start": start,
-        "end": end,
-        "as_of": as_of,
-        "adjust": adjust,
-        "statement": statement,
-        "latest_only": latest_only,
-        "period": period or None,
-        "lookback_days": lookback_days,
-        "limit": limit,
-        "datasets": datasets,
-    }
-    from pitlake.api.service import Answer, Fault, QueryService, fault_envelope
+    opts = {k: (v or None) if isinstance(v, list) else v for k, v in opts.items()}
     from pitlake.errors import NotALakeError
+    from pitlake.serve.api.faults import Fault, fault_envelope
+    from pitlake.serve.api.service import Answer, QueryService
 
     service = QueryService(root)
     try:
@@ -308,16 +202,17 @@ def query(
     raise typer.Exit(exit_code(answer))
 
 
+query = options.with_options(_query)  # DATASET and one option per query model field
 query.__doc__ = QUERY_HELP
 
 
 def _check_serving_args(lake: str, as_of: str | None, pins: list[str]) -> None:
     """Refuse to start on bad pins (exit 2) or on a path that is not a lake (exit 4, one line:
     serving never creates a catalog)."""
-    from pitlake.api.params import pin_table
-    from pitlake.api.service import QueryService
     from pitlake.errors import InvalidArgumentsError, NotALakeError
     from pitlake.pit import parse_cutoff
+    from pitlake.serve.api.params import pin_table
+    from pitlake.serve.api.service import QueryService
 
     service = QueryService(lake)
     try:
@@ -365,9 +260,9 @@ def serve(
     _check_serving_args(root, as_of, pins)
     import uvicorn
 
-    from pitlake.api.app import create_app
-    from pitlake.api.auth import ENV_TOKEN
-    from pitlake.api.redact import install_log_redaction
+    from pitlake.serve.api.app import create_app
+    from pitlake.serve.api.auth import ENV_TOKEN
+    from pitlake.serve.api.redact import install_log_redaction
 
     if host not in ("127.0.0.1", "localhost", "::1") and not os.environ.get(ENV_TOKEN):
         typer.echo(
@@ -396,8 +291,8 @@ def mcp(
     """
     root = lake or default_lake()
     _check_serving_args(root, as_of, [])
-    from pitlake.api.redact import install_log_redaction
-    from pitlake.mcp_server import create_server
+    from pitlake.serve.api.redact import install_log_redaction
+    from pitlake.serve.mcp import create_server
 
     install_log_redaction("pitlake.api", "fastmcp", "mcp")
     server = create_server(root, as_of_pin=as_of)

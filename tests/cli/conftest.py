@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.lakebuild import build_lake
+from tests.serve.api.lakebuild import build_lake
 
 ENV_VARS = ("PITLAKE_CATALOG_URL", "PITLAKE_HOME", "PITLAKE_DEBUG", "TUSHARE_TOKEN", "TS_TOKEN")
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from pitlake import failures
 from pitlake.cli import app
 from pitlake.errors import LakeUnwritableError, NotALakeError
-from tests.api.lakebuild import A
+from tests.serve.api.lakebuild import A
 
 ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE_PG = "postgresql://pitlake:s3cret@127.0.0.1:1/pitlake"

@@ -66,7 +66,7 @@ def client_for() -> Iterator[Callable[..., Any]]:
     """`client_for(lake, **create_app_kwargs)` → a TestClient on the real app (closed after)."""
     from fastapi.testclient import TestClient
 
-    from pitlake.api.app import create_app
+    from pitlake.serve.api.app import create_app
 
     clients: list[TestClient] = []
 

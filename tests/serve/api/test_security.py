@@ -12,12 +12,12 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from pitlake.api.service import QueryService
 from pitlake.cli import app as cli_app
 from pitlake.lake.catalog import Catalog
 from pitlake.read.lake import Lake
-from tests.api.conftest import assert_envelope
-from tests.api.lakebuild import A, B
+from pitlake.serve.api.service import QueryService
+from tests.serve.api.conftest import assert_envelope
+from tests.serve.api.lakebuild import A, B
 
 TOKEN = "api-token-0123456789"
 TUSHARE = "ts0123456789abcdefPLANTEDTOKEN0123456789abcdef"
@@ -261,7 +261,7 @@ def test_pitlake_serve_end_to_end_on_loopback(writable_lake: Path) -> None:
     cmd = [sys.executable, "-m", "pitlake.cli", "serve", "--lake", str(writable_lake)]
     proc = subprocess.Popen(
         [*cmd, "--port", str(port), "--as-of", "2025-06-13"],
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode, checks
 
-from pitlake.api.app import create_app
-from tests.api.lakebuild import NOW
+from pitlake.serve.api.app import create_app
+from tests.serve.api.lakebuild import NOW
 
 EXAMPLES = 25
 OPERATIONS = [

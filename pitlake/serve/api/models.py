@@ -11,11 +11,48 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pitlake.schemas import Kind
 from pitlake.statuses import DateStatus, ResultStatus
 
 
+class GapItem(BaseModel):
+    """A requested scope without rows, and why (one session, or a run of them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    symbol: str = Field(description="The symbol, or '*' for the whole market.")
+    date: str | None = Field(description="The (first) session; None for an undated answer.")
+    status: ResultStatus
+    reason: str
+    until: str | None = Field(None, description="The run's last session.")
+    sessions: int | None = Field(None, description="How many sessions the run covers.")
+
+
+class GapSummary(BaseModel):
+    """The gaps of one status: how many symbol-sessions, over which dates and symbols."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: ResultStatus
+    count: int
+    first: str | None
+    last: str | None
+    symbols: list[str]
+    symbol_count: int
+    reason: str
+
+
+class PinMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(description="The pin's name (None: the server's start-up pin).")
+    as_of: str | None
+    clamped: bool = Field(description="The requested as_of was later than the pin.")
+
+
 class Meta(BaseModel):
-    """Always these four keys; endpoints add more (gaps, adjust, window, pin, aligned, …)."""
+    """The answer's metadata: always the first four keys; the others when they apply. Every
+    key the lake writes is declared here (extra keys are allowed, for forward compatibility)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -31,6 +68,38 @@ class Meta(BaseModel):
         description="True when the server (or the `X-Pitlake-Pin` header) pins the as-of; "
         "`meta.pin` then gives {name, as_of, clamped}."
     )
+    pin: PinMeta | None = None
+    as_ingested: str | None = Field(None, description="Rows stored after this are hidden.")
+    gaps: list[GapItem] | None = Field(None, description="Itemised gaps, most pressing first.")
+    gap_summary: list[GapSummary] | None = None
+    gaps_total: int | None = Field(None, description="All gaps, when `gaps` is capped.")
+    gaps_capped: bool | None = None
+    coverage: dict[str, Any] | None = Field(
+        None, description="The sessions (first, last, count) and symbols the answer stands on."
+    )
+    adjust: dict[str, Any] | None = Field(
+        None, description="qfq/hfq: the mode and each symbol's anchor factor."
+    )
+    window: dict[str, str] | None = Field(None, description="The Beijing days asked about.")
+    truncated: bool | None = Field(None, description="`limit` cut the answer.")
+    total_rows: int | None = Field(None, description="Rows before `limit`.")
+    mismatches: list[dict[str, Any]] | None = Field(
+        None, description="Days the stored vendor calendar disagrees with the exchange's."
+    )
+    page: dict[str, Any] | None = Field(None, description="A JSON page: offset, limit, cursor.")
+    fault: str | None = Field(None, description="Why nothing is vouched for (HTTP 503).")
+    fault_path: str | None = Field(None, description="The file or catalog that failed.")
+    errors: list[dict[str, Any]] | None = Field(None, description="Argument errors (where, why).")
+    aligned: bool | None = Field(None, description="Snapshot: sections about one session.")
+    sessions: dict[str, str | None] | None = Field(
+        None, description="Snapshot: each trade-dated section's session."
+    )
+    target_session: str | None = None
+    fallback: dict[str, Any] | None = Field(
+        None, description="Snapshot section: the older session its rows are about."
+    )
+    stale: list[str] | None = Field(None, description="Status: datasets past the threshold.")
+    stale_threshold: int | None = None
 
 
 class Envelope(BaseModel):
@@ -106,3 +175,8 @@ class CalendarDay(BaseModel):
 
 class CalendarEnvelope(Envelope):
     data: list[CalendarDay]  # type: ignore[assignment]
+
+
+# The answer model per dataset kind (the OpenAPI document's and the MCP tools' output schema);
+# Envelope for the kinds not named.
+ENVELOPES: dict[Kind, type[Envelope]] = {Kind.CALENDAR: CalendarEnvelope}

@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.store import LakeStore
 from pitlake.read.engine import DuckReader
-from tests.api.conftest import assert_envelope
-from tests.api.lakebuild import A, B
+from tests.serve.api.conftest import assert_envelope
+from tests.serve.api.lakebuild import A, B
 
 
 def get(client: TestClient, path: str, **params: object) -> tuple[int, dict]:

@@ -17,12 +17,12 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from pitlake.api.app import create_app
 from pitlake.cli import app as cli_app
 from pitlake.errors import NotALakeError
-from pitlake.mcp_server import create_server
 from pitlake.read.lake import Lake
-from tests.api.lakebuild import NOW, A, B
+from pitlake.serve.api.app import create_app
+from pitlake.serve.mcp import create_server
+from tests.serve.api.lakebuild import NOW, A, B
 
 Tree = dict[str, tuple[str, int, int]]
 

@@ -14,7 +14,7 @@ to read why).
 
 How it hooks in: `install(app)` adds the middleware that reads the format and page of each
 request into a context variable, the /v1/sql routes, and the OpenAPI description;
-`respond(answer)` replaces `pitlake.api.errors.respond` in the routes; the service builds
+`respond(answer)` replaces `pitlake.serve.api.errors.respond` in the routes; the service builds
 envelope rows through `rows_for(result)`, which builds none for a columnar answer.
 """
 
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-    from pitlake.api.service import Answer
     from pitlake.envelope import Result
+    from pitlake.serve.api.service import Answer
 
 ARROW_MEDIA = "application/vnd.apache.arrow.stream"
 PARQUET_MEDIA = "application/vnd.apache.parquet"
@@ -198,8 +198,8 @@ class FormatsMiddleware:
 
 
 async def _send_invalid(send: Send, message: str, status: int) -> None:
-    from pitlake.api.errors import send_envelope
     from pitlake.envelope import Result
+    from pitlake.serve.api.errors import send_envelope
 
     await send_envelope(send, status, Result.invalid(message).to_dict())
 
@@ -209,7 +209,7 @@ async def _send_invalid(send: Send, message: str, status: int) -> None:
 
 def respond(answer: Answer, status_code: int | None = None) -> Response:
     """The answer in the format the request asked for (JSON for errors whatever it asked)."""
-    from pitlake.api import errors
+    from pitlake.serve.api import errors
 
     wanted = _WANTED.get()
     result = answer.result
@@ -278,8 +278,8 @@ def envelope_headers(envelope: dict[str, Any]) -> dict[str, str]:
 def _columnar(answer: Answer, result: Result, fmt: str) -> Response:
     from starlette.responses import StreamingResponse
 
-    from pitlake.api.redact import redact_obj
     from pitlake.envelope import ENVELOPE_METADATA_KEY
+    from pitlake.serve.api.redact import redact_obj
 
     envelope = redact_obj({k: v for k, v in answer.envelope.items() if k != "data"})
     envelope["meta"]["rows"] = result.meta.get("rows")
@@ -401,7 +401,7 @@ def _param(name: str, doc: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 def install(app: FastAPI) -> None:
     """The formats middleware, the /v1/sql routes and their OpenAPI description."""
-    from pitlake.api.sql_routes import sql_router
+    from pitlake.serve.api.sql_routes import sql_router
 
     app.include_router(sql_router(app.state.service))
     build = app.openapi

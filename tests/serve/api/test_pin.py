@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pitlake.api.app import create_app
-from tests.api.conftest import assert_envelope
-from tests.api.lakebuild import NOW, A, B
+from pitlake.serve.api.app import create_app
+from tests.serve.api.conftest import assert_envelope
+from tests.serve.api.lakebuild import NOW, A, B
 
 PIN = "2025-06-05T23:59:59.999999+08:00"
 EARLY = "2025-06-04T23:59:59.999999+08:00"

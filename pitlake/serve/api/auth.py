@@ -10,8 +10,8 @@ import hmac
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from pitlake.api.errors import send_envelope
 from pitlake.envelope import Result
+from pitlake.serve.api.errors import send_envelope
 from pitlake.statuses import ResultStatus
 
 ENV_TOKEN = "PITLAKE_API_TOKEN"

@@ -14,8 +14,8 @@ from fastmcp import Client
 from typer.testing import CliRunner
 
 from pitlake.cli import app as cli_app
-from pitlake.mcp_server import create_server
-from tests.api.lakebuild import NOW, A, B
+from pitlake.serve.mcp import create_server
+from tests.serve.api.lakebuild import NOW, A, B
 
 # (CLI arguments, HTTP path + query, MCP tool + arguments): one question each.
 CASES: list[tuple[list[str], tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = [

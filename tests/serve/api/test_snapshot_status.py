@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from pitlake.api.models import SnapshotEnvelope, StatusEnvelope
 from pitlake.lake.catalog import Catalog
-from tests.api.conftest import assert_envelope
-from tests.api.lakebuild import A, B
+from pitlake.serve.api.models import SnapshotEnvelope, StatusEnvelope
 from tests.lake.conftest import bj
+from tests.serve.api.conftest import assert_envelope
+from tests.serve.api.lakebuild import A, B
 
 
 def snapshot(client: TestClient, **params: object) -> dict:

@@ -1,7 +1,7 @@
 """GET/POST /v1/sql: point-in-time SQL over HTTP (`Lake.sql` through the pinned service).
 
 No `from __future__ import annotations` here: FastAPI reads these routes' annotations at run
-time, and the CLI-light `pitlake.api.formats` must not import FastAPI at module level."""
+time, and the CLI-light `pitlake.serve.api.formats` must not import FastAPI at module level."""
 
 from typing import Annotated
 
@@ -9,9 +9,9 @@ from fastapi import APIRouter, Body, Header, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from pitlake.api.formats import respond
-from pitlake.api.models import Envelope
-from pitlake.api.service import QueryService
+from pitlake.serve.api.formats import respond
+from pitlake.serve.api.models import Envelope
+from pitlake.serve.api.service import QueryService
 
 
 class SqlRequest(BaseModel):
@@ -22,7 +22,7 @@ class SqlRequest(BaseModel):
 def sql_router(service: QueryService) -> APIRouter:
     """GET/POST /v1/sql: one statement over the point-in-time views (`Lake.sql`), clamped by
     the server's pin like every read."""
-    from pitlake.api.app import ERROR_RESPONSES  # app.py installs this router: loaded by now
+    from pitlake.serve.api.app import ERROR_RESPONSES  # app.py installs this router: loaded by now
 
     r = APIRouter(prefix="/v1", tags=["v1"], responses=ERROR_RESPONSES)
     summary = "Point-in-time SQL over views of what was public at the as-of"

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from pitlake.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
-from pitlake.mcp_server import create_server
-from tests.api.conftest import assert_envelope
-from tests.api.lakebuild import NOW, A, B
+from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
+from pitlake.serve.mcp import create_server
+from tests.serve.api.conftest import assert_envelope
+from tests.serve.api.lakebuild import NOW, A, B
 
 PIN = "2025-06-05T23:59:59.999999+08:00"
 TOOLS = {
@@ -160,7 +160,7 @@ def test_pitlake_mcp_serves_over_stdio_pinned_by_its_flag(lake_dir: Path) -> Non
     transport = StdioTransport(
         command=sys.executable,
         args=["-m", "pitlake.cli", "mcp", "--lake", str(lake_dir), "--as-of", "2025-06-05"],
-        cwd=str(Path(__file__).resolve().parents[2]),
+        cwd=str(Path(__file__).resolve().parents[3]),
     )
 
     async def go() -> tuple[set[str], dict[str, Any]]:
@@ -201,7 +201,7 @@ def test_the_official_mcp_client_sees_one_failure_shape(lake_dir: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "pitlake.cli", "mcp", "--lake", str(lake_dir)],
-        cwd=str(Path(__file__).resolve().parents[2]),
+        cwd=str(Path(__file__).resolve().parents[3]),
     )
 
     async def go() -> tuple[Any, list[Any], list[Any], Any]:

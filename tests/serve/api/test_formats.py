@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 from fastapi.testclient import TestClient
 
-from pitlake.api.formats import ARROW_MEDIA, PARQUET_MEDIA
 from pitlake.envelope import ENVELOPE_METADATA_KEY
 from pitlake.lake.catalog import Catalog
 from pitlake.read.lake import Lake
-from tests.api.lakebuild import NOW, A, B
+from pitlake.serve.api.formats import ARROW_MEDIA, PARQUET_MEDIA
+from tests.serve.api.lakebuild import NOW, A, B
 
 QUOTES = {"symbols": f"{A},{B}", "start": "2025-05-30", "end": "2025-06-30", "as_of": "2025-06-06"}
 
@@ -201,8 +201,8 @@ def test_the_gaps_header_counts_every_missing_session_not_the_capped_list() -> N
     # summary counts 180 symbol-sessions; the header must say 180, not 50 (nor 60).
     from datetime import date
 
-    from pitlake.api.formats import envelope_headers
     from pitlake.read.status import Gap, gaps_meta
+    from pitlake.serve.api.formats import envelope_headers
     from pitlake.statuses import ResultStatus
 
     gaps = [

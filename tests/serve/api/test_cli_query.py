@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from pitlake.cli import app
-from tests.api.conftest import assert_envelope
-from tests.api.lakebuild import A, B
+from tests.serve.api.conftest import assert_envelope
+from tests.serve.api.lakebuild import A, B
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(lake: Path | None, *args: str) -> tuple[int, str]:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from pitlake.api.app import create_app
-from pitlake.api.service import QueryService
-from tests.api.lakebuild import NOW, build_lake
+from pitlake.serve.api.app import create_app
+from pitlake.serve.api.service import QueryService
+from tests.serve.api.lakebuild import NOW, build_lake
 
 ENV_VARS = ("PITLAKE_CATALOG_URL", "PITLAKE_API_TOKEN", "PITLAKE_HOME", "TUSHARE_TOKEN", "TS_TOKEN")
 

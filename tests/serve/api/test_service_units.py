@@ -8,18 +8,18 @@ from datetime import datetime
 import pytest
 from pitlake.schemas import quotes
 
-from pitlake.api.params import (
+from pitlake.calendar import BEIJING
+from pitlake.errors import InvalidArgumentsError
+from pitlake.serve.api.params import (
     dataset_list,
     parse_pin,
     pin_table,
     repair_as_of,
     split_list,
 )
-from pitlake.api.redact import RedactSecrets, redact_bytes, redact_obj, redact_text
-from pitlake.api.service import QueryService, envelope_of
-from pitlake.calendar import BEIJING
-from pitlake.errors import InvalidArgumentsError
-from tests.api.lakebuild import A, B
+from pitlake.serve.api.redact import RedactSecrets, redact_bytes, redact_obj, redact_text
+from pitlake.serve.api.service import QueryService, envelope_of
+from tests.serve.api.lakebuild import A, B
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
 """The HTTP API (`pitlake serve`): task-shaped, read-only GET endpoints over one lake.
 
-Every endpoint answers the envelope of docs/design.md §8 (see `pitlake.api.models`), produced by
-`pitlake.api.service.QueryService` — the same code the CLI and the MCP server call. The HTTP
-status rules are in `pitlake.api.errors`. The API works offline, /docs included: its assets are
-served from installed files (`pitlake.api.docs`; there is no /redoc).
+Every endpoint answers the envelope of docs/design.md §8 (see `pitlake.serve.api.models`), produced by
+`pitlake.serve.api.service.QueryService` — the same code the CLI and the MCP server call. The HTTP
+status rules are in `pitlake.serve.api.errors`. The API works offline, /docs included: its assets are
+served from installed files (`pitlake.serve.api.docs`; there is no /redoc).
 """
 
 from __future__ import annotations
@@ -13,32 +13,32 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Header, Query
+from fastapi import APIRouter, FastAPI, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 
 from pitlake import __version__
-from pitlake.api import formats
-from pitlake.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
-from pitlake.api.docs import install_docs
-from pitlake.api.errors import NeverFiveHundred, validation_error_handler
-from pitlake.api.formats import respond  # JSON, or Arrow / Parquet when asked (and JSON pages)
-from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
-from pitlake.api.redact import install_log_redaction
-from pitlake.api.service import Answer, QueryService, lake_missing
-from pitlake.api.timing import ServerTiming
 from pitlake.envelope import Result
 from pitlake.lake.catalog import Catalog
 from pitlake.read.lake import Lake
-from pitlake.schemas import SCHEMAS
+from pitlake.serve.api import formats
+from pitlake.serve.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
+from pitlake.serve.api.docs import install_docs
+from pitlake.serve.api.errors import NeverFiveHundred, validation_error_handler
+from pitlake.serve.api.formats import (
+    respond,  # JSON, or Arrow / Parquet when asked (and JSON pages)
+)
+from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
+from pitlake.serve.api.redact import install_log_redaction
+from pitlake.serve.api.routes import Pin, dataset_routes
+from pitlake.serve.api.service import Answer, QueryService, lake_missing
+from pitlake.serve.api.timing import ServerTiming
 from pitlake.statuses import ResultStatus
 
 log = logging.getLogger("pitlake.api")
-
-PIN_HEADER = "X-Pitlake-Pin"
 
 DESCRIPTION = """\
 Point-in-time reads of the pitlake A-share lake for agents and people.
@@ -84,14 +84,6 @@ AsOf = Annotated[
         examples=["2025-06-06", "2025-06-06T15:00:00+08:00"],
     ),
 ]
-Pin = Annotated[
-    str | None,
-    Header(
-        alias=PIN_HEADER,
-        max_length=64,
-        description="Name of a pin the server allows (--allow-pin name=T).",
-    ),
-]
 SymbolRepeated = Annotated[
     list[str] | None,
     Query(
@@ -113,8 +105,6 @@ Day = Annotated[
         examples=["2025-06-06"],
     ),
 ]
-Start = Annotated[str | None, Query(max_length=32, description="First date of a range.")]
-End = Annotated[str | None, Query(max_length=32, description="Last date of a range.")]
 
 
 def _symbols(symbol: list[str] | None, symbols: str | None) -> list[str] | None:
@@ -128,155 +118,7 @@ def _symbols(symbol: list[str] | None, symbols: str | None) -> list[str] | None:
 def _router(service: QueryService) -> APIRouter:
     r = APIRouter(prefix="/v1", tags=["v1"], responses=ERROR_RESPONSES)
 
-    @r.get("/quotes", response_model=Envelope, summary="Daily bars as known at the as-of")
-    def quotes(
-        symbol: SymbolRepeated = None,
-        symbols: SymbolList = None,
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        adjust: Annotated[
-            Literal["none", "qfq", "hfq"],
-            Query(description="none: raw prices; qfq/hfq from the factors known at the as-of."),
-        ] = "none",
-        as_of: AsOf = None,
-        x_pitlake_pin: Pin = None,
-    ) -> Response:
-        """One session (`date`, default: the latest session at the as-of) or a range
-        (`start`/`end`) of unadjusted or adjusted daily bars."""
-        return respond(
-            service.read(
-                SCHEMAS["quotes"],
-                symbols=_symbols(symbol, symbols),
-                date=date,
-                start=start,
-                end=end,
-                adjust=adjust,
-                as_of=as_of,
-                pin=x_pitlake_pin,
-            )
-        )
-
-    @r.get("/valuation", response_model=Envelope, summary="Daily valuation (PE, PB, market cap)")
-    def valuation(
-        symbol: SymbolRepeated = None,
-        symbols: SymbolList = None,
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        as_of: AsOf = None,
-        x_pitlake_pin: Pin = None,
-    ) -> Response:
-        return respond(
-            service.read(
-                SCHEMAS["valuation"],
-                symbols=_symbols(symbol, symbols),
-                date=date,
-                start=start,
-                end=end,
-                as_of=as_of,
-                pin=x_pitlake_pin,
-            )
-        )
-
-    @r.get("/financials", response_model=Envelope, summary="Statement versions known at the as-of")
-    def financials(
-        symbol: SymbolRepeated = None,
-        symbols: SymbolList = None,
-        statement: Annotated[
-            Literal["income", "balance", "cashflow"] | None, Query(description="One statement.")
-        ] = None,
-        period: Annotated[
-            list[str] | None,
-            Query(description="Report period(s), quarter ends (YYYY-MM-DD); repeatable."),
-        ] = None,
-        latest_only: Annotated[
-            bool, Query(description="Only the greatest report period per statement.")
-        ] = False,
-        as_of: AsOf = None,
-        x_pitlake_pin: Pin = None,
-    ) -> Response:
-        """The latest version of each (symbol, statement, report period, report type) public
-        by the as-of; a later restatement is invisible before its own date."""
-        return respond(
-            service.read(
-                SCHEMAS["financials"],
-                symbols=_symbols(symbol, symbols),
-                statement=statement,
-                periods=period,
-                latest_only=latest_only,
-                as_of=as_of,
-                pin=x_pitlake_pin,
-            )
-        )
-
-    @r.get("/news", response_model=Envelope, summary="News public in a Beijing-day window")
-    def news(
-        symbol: SymbolRepeated = None,
-        symbols: SymbolList = None,
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        lookback_days: Annotated[
-            int | None, Query(ge=1, le=366, description="Days back from end (default 7).")
-        ] = None,
-        limit: Annotated[int | None, Query(ge=1, le=1000, description="Newest N items.")] = None,
-        as_of: AsOf = None,
-        x_pitlake_pin: Pin = None,
-    ) -> Response:
-        """Newest first. An item with no publish time is known from when the lake first saw
-        it, so it never appears in an answer about an earlier time."""
-        return respond(
-            service.read(
-                SCHEMAS["news"],
-                symbols=_symbols(symbol, symbols),
-                date=date,
-                start=start,
-                end=end,
-                lookback_days=lookback_days,
-                limit=limit,
-                as_of=as_of,
-                pin=x_pitlake_pin,
-            )
-        )
-
-    @r.get("/dragon-tiger", response_model=Envelope, summary="Dragon-tiger (龙虎榜) entries")
-    def dragon_tiger(
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        symbol: SymbolRepeated = None,
-        symbols: SymbolList = None,
-        as_of: AsOf = None,
-        x_pitlake_pin: Pin = None,
-    ) -> Response:
-        """One session or a range; the whole market unless symbols are given. A symbol not on
-        the list of a successfully fetched session is NO_DATA, not an error."""
-        return respond(
-            service.read(
-                SCHEMAS["dragon_tiger"],
-                symbols=_symbols(symbol, symbols),
-                date=date,
-                start=start,
-                end=end,
-                as_of=as_of,
-                pin=x_pitlake_pin,
-            )
-        )
-
-    @r.get("/calendar", response_model=CalendarEnvelope, summary="XSHG trading days")
-    def calendar(
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        as_of: AsOf = None,
-        x_pitlake_pin: Pin = None,
-    ) -> Response:
-        return respond(
-            service.read(
-                SCHEMAS["calendar"], date=date, start=start, end=end, as_of=as_of, pin=x_pitlake_pin
-            )
-        )
+    dataset_routes(service, r)  # GET /v1/<dataset>, from the query models
 
     @r.get("/snapshot", response_model=SnapshotEnvelope, summary="Several datasets at once")
     def snapshot(
@@ -396,7 +238,7 @@ def create_app(
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
-        docs_url=None,  # FastAPI's pages load from a CDN: pitlake.api.docs serves local ones
+        docs_url=None,  # FastAPI's pages load from a CDN: pitlake.serve.api.docs serves local ones
         redoc_url=None,
     )
     install_docs(app)

@@ -24,8 +24,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pitlake.api.service import Answer, Fault, fault_envelope
 from pitlake.envelope import Result
+from pitlake.serve.api.faults import Fault, fault_envelope
+from pitlake.serve.api.service import Answer
 from pitlake.statuses import ResultStatus
 
 log = logging.getLogger("pitlake.api")

@@ -1,7 +1,7 @@
 """The query API as MCP tools (`pitlake mcp`, stdio), for LLM agents.
 
 Same task-shaped questions and the same envelope as the HTTP API and the CLI: every tool calls
-`pitlake.api.service.QueryService`. The as-of is the operator's: `create_server(as_of_pin=T)`
+`pitlake.serve.api.service.QueryService`. The as-of is the operator's: `create_server(as_of_pin=T)`
 clamps every call, and a tool's `as_of` argument (which the model fills) can only move the
 cutoff earlier, never past the pin.
 
@@ -14,11 +14,12 @@ failed fetch) is an answer, `isError: false`. The server reports pitlake's versi
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ValidationError as ToolArgumentsError
@@ -28,10 +29,13 @@ from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
 from pitlake import __version__
-from pitlake.api.models import CalendarEnvelope, Envelope, SnapshotEnvelope, StatusEnvelope
-from pitlake.api.service import Answer, QueryService
 from pitlake.envelope import Result
-from pitlake.schemas import SCHEMAS
+from pitlake.schemas import Dataset
+from pitlake.schemas.query import AsOf, Day, Symbols
+from pitlake.serve.api import surfaces
+from pitlake.serve.api.models import ENVELOPES, Envelope, SnapshotEnvelope, StatusEnvelope
+from pitlake.serve.api.service import Answer, QueryService
+from pitlake.serve.api.snapshot import SNAPSHOT_DATASETS
 from pitlake.statuses import ResultStatus
 
 MAX_ERRORS_SHOWN = 5
@@ -51,66 +55,11 @@ counts in shares, percent fields (pct_chg, turnover_rate, …) in percent. The o
 the as-of: a later as_of is clamped and meta.pinned is true.
 """
 
-Symbols = Annotated[
-    list[str] | str,
-    Field(
-        description="One A-share symbol or a list (at most 6000): 6 digits with the exchange, "
-        "e.g. '600519.SH' or ['600519.SH', '000001.SZ']; 600519, sh600519 also accepted."
-    ),
-]
-OptSymbols = Annotated[
-    list[str] | str | None,
-    Field(
-        description="Optional symbol(s) to filter on, same forms as symbols (e.g. "
-        "'600519.SH'); omitted: the whole market."
-    ),
-]
-Day = Annotated[
-    str | None,
-    Field(description="One date, YYYY-MM-DD (Beijing calendar); not with start/end."),
-]
-Start = Annotated[str | None, Field(description="Range start, YYYY-MM-DD (inclusive).")]
-End = Annotated[str | None, Field(description="Range end, YYYY-MM-DD (inclusive).")]
-AsOf = Annotated[
-    str | None,
-    Field(
-        description="Cutoff instant: YYYY-MM-DD (= the end of that Beijing day) or ISO-8601 "
-        "with offset (e.g. 2025-06-06T15:00:00+08:00). Omitted: now, or the operator's pin. "
-        "Never moves past the pin."
-    ),
-]
-Adjust = Annotated[
-    Literal["none", "qfq", "hfq"],
-    Field(
-        description="Price adjustment: 'none' raw CNY prices; 'qfq' forward-adjusted to the "
-        "latest factor known at the as-of; 'hfq' backward-adjusted (lowercase)."
-    ),
-]
-Statement = Annotated[
-    Literal["income", "balance", "cashflow"] | None,
-    Field(description="One statement: 'income', 'balance' or 'cashflow'; omitted: all three."),
-]
-Periods = Annotated[
-    list[str] | None,
-    Field(description="Report periods: quarter-end dates YYYY-MM-DD (e.g. '2025-03-31')."),
-]
-LatestOnly = Annotated[
-    bool,
-    Field(description="true: only the greatest report period per statement (default false)."),
-]
-LookbackDays = Annotated[
-    int | None,
-    Field(description="Calendar days back from end, 1-366 (default 7)."),
-]
-Limit = Annotated[
-    int | None,
-    Field(description="At most this many news items, newest first (a count, ≥ 1)."),
-]
 Datasets = Annotated[
     list[str] | str | None,
     Field(
-        description="Among quotes, valuation, dragon_tiger, financials, news (a list or a "
-        "comma-separated string; default: all)."
+        description=f"Among {', '.join(SNAPSHOT_DATASETS)} (a list or a comma-separated "
+        "string; default: all)."
     ),
 ]
 
@@ -173,6 +122,34 @@ class EnvelopeOnBadArguments(Middleware):
             return tool_result(invalid_arguments(context.message.name, e))
 
 
+def _tool(svc: QueryService, spec: Dataset) -> Callable[..., ToolResult]:
+    """The MCP tool of one dataset: the query model's fields as its arguments (same names,
+    order, defaults and descriptions; the schema's bounds checked by the MCP layer)."""
+    fields = surfaces.model(spec).model_fields
+    parameters = []
+    for name, info in fields.items():
+        annotation = Annotated[
+            info.annotation, Field(description=info.description, **surfaces.bounds(info))
+        ]
+        default = inspect.Parameter.empty if info.is_required() else info.default
+        parameters.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
+        )
+
+    def tool(**params: Any) -> ToolResult:
+        return tool_result(svc.read(spec, **params))
+
+    tool.__signature__ = inspect.Signature(parameters, return_annotation=ToolResult)  # type: ignore[attr-defined]
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": ToolResult}
+    tool.__name__ = spec.name
+    tool.__doc__ = " ".join(
+        part for part in (surfaces.summary(spec), surfaces.description(spec)) if part
+    )
+    return tool
+
+
 def create_server(
     lake_path: str | os.PathLike[str],
     *,
@@ -191,123 +168,10 @@ def create_server(
         version=__version__,
         middleware=[EnvelopeOnBadArguments()],
     )
-    envelope = _schema(Envelope)
 
-    @mcp.tool(output_schema=envelope, annotations=READ_ONLY)
-    def quotes(
-        symbols: Symbols,
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        adjust: Adjust = "none",
-        as_of: AsOf = None,
-    ) -> ToolResult:
-        """Daily bars (unadjusted, or qfq/hfq from factors known at the as-of) for one session
-        (default: the latest session at the as-of) or a date range. Prices in CNY per share,
-        volume in shares, amount in CNY."""
-        return tool_result(
-            svc.read(
-                SCHEMAS["quotes"],
-                symbols=symbols,
-                date=date,
-                start=start,
-                end=end,
-                adjust=adjust,
-                as_of=as_of,
-            )
-        )
-
-    @mcp.tool(output_schema=envelope, annotations=READ_ONLY)
-    def valuation(
-        symbols: Symbols,
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        as_of: AsOf = None,
-    ) -> ToolResult:
-        """Daily valuation (PE, PB, market cap in CNY, turnover in percent) as known at the
-        as-of."""
-        return tool_result(
-            svc.read(
-                SCHEMAS["valuation"], symbols=symbols, date=date, start=start, end=end, as_of=as_of
-            )
-        )
-
-    @mcp.tool(output_schema=envelope, annotations=READ_ONLY)
-    def financials(
-        symbols: Symbols,
-        statement: Statement = None,
-        periods: Periods = None,
-        latest_only: LatestOnly = False,
-        as_of: AsOf = None,
-    ) -> ToolResult:
-        """Financial statement versions public by the as-of (a later restatement is invisible
-        before its own date); latest_only keeps the greatest report period. Lines in CNY."""
-        return tool_result(
-            svc.read(
-                SCHEMAS["financials"],
-                symbols=symbols,
-                statement=statement,
-                periods=periods,
-                latest_only=latest_only,
-                as_of=as_of,
-            )
-        )
-
-    @mcp.tool(output_schema=envelope, annotations=READ_ONLY)
-    def news(
-        symbols: OptSymbols = None,
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        lookback_days: LookbackDays = None,
-        limit: Limit = None,
-        as_of: AsOf = None,
-    ) -> ToolResult:
-        """News public in Beijing-day windows by the as-of, newest first (default: the last 7
-        days)."""
-        return tool_result(
-            svc.read(
-                SCHEMAS["news"],
-                symbols=symbols,
-                date=date,
-                start=start,
-                end=end,
-                lookback_days=lookback_days,
-                limit=limit,
-                as_of=as_of,
-            )
-        )
-
-    @mcp.tool(output_schema=envelope, annotations=READ_ONLY)
-    def dragon_tiger(
-        date: Day = None,
-        start: Start = None,
-        end: End = None,
-        symbols: OptSymbols = None,
-        as_of: AsOf = None,
-    ) -> ToolResult:
-        """Dragon-tiger list (龙虎榜) entries for a session or range (amounts in CNY); the whole
-        market unless symbols are given. A symbol not on a fetched session's list is NO_DATA."""
-        return tool_result(
-            svc.read(
-                SCHEMAS["dragon_tiger"],
-                symbols=symbols,
-                date=date,
-                start=start,
-                end=end,
-                as_of=as_of,
-            )
-        )
-
-    @mcp.tool(output_schema=_schema(CalendarEnvelope), annotations=READ_ONLY)
-    def calendar(
-        date: Day = None, start: Start = None, end: End = None, as_of: AsOf = None
-    ) -> ToolResult:
-        """XSHG trading days (is_open) in a range."""
-        return tool_result(
-            svc.read(SCHEMAS["calendar"], date=date, start=start, end=end, as_of=as_of)
-        )
+    for spec in surfaces.QUERIES:  # one tool per dataset, from its query model
+        schema = _schema(ENVELOPES.get(spec.kind, Envelope))
+        mcp.tool(_tool(svc, spec), name=spec.name, output_schema=schema, annotations=READ_ONLY)
 
     @mcp.tool(output_schema=_schema(SnapshotEnvelope), annotations=READ_ONLY)
     def snapshot(

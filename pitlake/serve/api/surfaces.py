@@ -1,0 +1,86 @@
+"""What every query surface (HTTP, MCP, CLI) derives from the query models: which datasets
+have one, how each model field is spelled on a surface, and each read's summary and text.
+
+No FastAPI or fastmcp here: the CLI imports it and must stay fast."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, get_args
+
+from pydantic.fields import FieldInfo
+
+from pitlake.schemas import QUERY_DATASETS, SCHEMAS, Dataset
+from pitlake.schemas.query import Query
+
+# Every dataset with a query model, in registry order.
+QUERIES: tuple[Dataset, ...] = tuple(
+    SCHEMAS[d] for d in QUERY_DATASETS if SCHEMAS[d].query is not None
+)
+# Fields taking several values: also spelled once per value (HTTP `symbol=A&symbol=B`, the
+# CLI's `--symbol A --symbol B`), beside the comma-separated plural.
+ONE_AT_A_TIME: dict[str, str] = {"symbols": "symbol", "periods": "period"}
+
+
+def model(spec: Dataset) -> type[Query]:
+    assert spec.query is not None
+    return spec.query
+
+
+def path(spec: Dataset) -> str:
+    """The dataset as a URL path segment and a CLI word ('dragon-tiger')."""
+    return spec.name.replace("_", "-")
+
+
+def summary(spec: Dataset) -> str:
+    return (model(spec).__doc__ or spec.name).strip().split("\n\n")[0]
+
+
+def description(spec: Dataset) -> str:
+    parts = (model(spec).__doc__ or "").strip().split("\n\n", 1)
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _types(annotation: Any) -> set[Any]:
+    args = get_args(annotation)
+    if not args:
+        return {annotation}
+    return {t for a in args for t in _types(a)} | {getattr(annotation, "__origin__", None)}
+
+
+def types_of(info: FieldInfo) -> set[Any]:
+    """Every type a field's annotation names (inside unions and lists too)."""
+    return _types(info.annotation)
+
+
+def takes_list(info: FieldInfo) -> bool:
+    return list in types_of(info)
+
+
+def takes_text(info: FieldInfo) -> bool:
+    """A date, a day or an instant, given as text on the wire."""
+    return bool(types_of(info) & {date, datetime})
+
+
+def takes_instant(info: FieldInfo) -> bool:
+    return datetime in types_of(info)
+
+
+def bounds(info: FieldInfo) -> dict[str, Any]:
+    """The field's numeric bounds (ge/le), for the surfaces that check them themselves."""
+    out: dict[str, Any] = {}
+    for m in info.metadata:
+        for key in ("ge", "le", "gt", "lt"):
+            if getattr(m, key, None) is not None:
+                out[key] = getattr(m, key)
+    return out
+
+
+def default(info: FieldInfo) -> Any:
+    """The field's default; required fields have none (None on surfaces that cannot require)."""
+    return None if info.is_required() else info.default
+
+
+def list_fields(spec: Dataset) -> list[str]:
+    """The fields of a dataset's query taking several values (also comma-separated)."""
+    return [n for n, f in model(spec).model_fields.items() if takes_list(f)]

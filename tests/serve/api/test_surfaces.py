@@ -1,0 +1,105 @@
+"""Every query surface is generated from the dataset's query model (issue 15 item 3): for every
+dataset with one, `Lake`'s method, the HTTP route (OpenAPI), the MCP tool and the CLI options
+take the same parameters, in the same order, with the same defaults. Any drift fails here."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+from fastmcp import Client
+from pitlake.schemas import SCHEMAS, Dataset
+
+from pitlake.cli import app as cli_app
+from pitlake.commands import query_options
+from pitlake.read.lake import Lake
+from pitlake.serve.api import surfaces
+from pitlake.serve.api.app import create_app
+from pitlake.serve.mcp import create_server
+
+REQUIRED = "<required>"
+LAKE_ONLY = {"as_ingested"}  # the audit instant: Python callers only
+NOT_FIELDS = {"x_pitlake_pin", "X-Pitlake-Pin", "format", "cursor"}  # transport, not the question
+
+
+def expected(spec: Dataset) -> list[tuple[str, Any]]:
+    model = surfaces.model(spec)
+    return [(n, REQUIRED if f.is_required() else f.default) for n, f in model.model_fields.items()]
+
+
+def test_every_queryable_dataset_has_a_model() -> None:
+    assert [s.name for s in surfaces.QUERIES] == [
+        n for n, s in SCHEMAS.items() if s.queryable and s.query is not None
+    ]
+    assert all(s.query is not None for s in SCHEMAS.values() if s.queryable)
+
+
+@pytest.mark.parametrize("spec", surfaces.QUERIES, ids=lambda s: s.name)
+def test_lake_methods_take_the_model_parameters(spec: Dataset) -> None:
+    method = getattr(Lake, spec.name)
+    params = [p for p in inspect.signature(method).parameters.values() if p.name != "self"]
+    got = [
+        (p.name, REQUIRED if p.default is inspect.Parameter.empty else p.default)
+        for p in params
+        if p.name not in LAKE_ONLY
+    ]
+    assert got == expected(spec)
+    # keyword-only after the symbols: no positional drift
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params if p.name != "symbols")
+
+
+@pytest.fixture(scope="module")
+def openapi(lake_dir: Path) -> dict[str, Any]:
+    return create_app(lake_dir).openapi()
+
+
+@pytest.mark.parametrize("spec", surfaces.QUERIES, ids=lambda s: s.name)
+def test_http_routes_take_the_model_parameters(spec: Dataset, openapi: dict[str, Any]) -> None:
+    op = openapi["paths"][f"/v1/{surfaces.path(spec)}"]["get"]
+    fields = surfaces.model(spec).model_fields
+    spelled = {surfaces.ONE_AT_A_TIME[n] for n, f in fields.items() if surfaces.takes_list(f)}
+    params = [
+        p
+        for p in op["parameters"]
+        if p["name"] not in NOT_FIELDS | spelled
+        and not (p["name"] == "limit" and "limit" not in fields)
+    ]
+    got = [(p["name"], p["schema"].get("default")) for p in params]
+    # a required field cannot be required over HTTP (it may come in either spelling): the
+    # read refuses its absence with a 400 INVALID_ARGUMENTS envelope
+    want = [(n, None if d == REQUIRED else d) for n, d in expected(spec)]
+    assert got == want
+    assert op["summary"] == surfaces.summary(spec)
+
+
+@pytest.mark.parametrize("spec", surfaces.QUERIES, ids=lambda s: s.name)
+def test_mcp_tools_take_the_model_parameters(spec: Dataset, lake_dir: Path) -> None:
+    async def go() -> Any:
+        async with Client(create_server(lake_dir)) as client:
+            return {t.name: t for t in await client.list_tools()}
+
+    schema = asyncio.run(go())[spec.name].input_schema
+    required = set(schema.get("required", []))
+    got = [
+        (n, REQUIRED if n in required else p.get("default"))
+        for n, p in schema["properties"].items()
+    ]
+    assert got == expected(spec)
+
+
+def test_cli_options_are_the_model_parameters() -> None:
+    command = typer.main.get_command(cli_app).commands["query"]  # type: ignore[attr-defined]
+    options = {p.name: p for p in command.params}
+    order = [n for n in options if n in query_options.FIELDS]
+    for spec in surfaces.QUERIES:
+        fields = expected(spec)
+        assert query_options.APPLIES[spec.name] == {n for n, _ in fields}
+        assert [n for n in order if n in dict(fields)] == [n for n, _ in fields]  # same order
+        for name, default in fields:
+            got = options[name].default
+            assert got == (None if default == REQUIRED else default), (spec.name, name)
+            assert query_options.flag(name) in options[name].opts
