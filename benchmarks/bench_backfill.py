@@ -5,7 +5,7 @@
     PYTHONPATH=. .venv/bin/python -m benchmarks.bench_backfill --start 2005-01-01 \
         --end 2025-12-31 --datasets financials --fin-symbols 100 --out benchmarks/out/fin
 
-Runs pitlake.ingest.backfill_chunk per dataset per month chunk, in the flow's order (the
+Runs pitlake.pipeline.backfill.backfill_chunk per dataset per month chunk, in the flow's order (the
 trade-dated datasets, then statements), in this one process: fetch (the Tushare adapter's
 normalisation), gate, write, ledger. RSS is sampled every 0.2 s from /proc/self/status.
 Afterwards: lake size and as-of read latencies through pitlake.read.lake.Lake.
@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
-from pitlake import ingest as core
+from pitlake.pipeline import run as run_module
+from pitlake.pipeline.backfill import backfill_chunk
+from pitlake.pipeline.planning import chunks_for
+from pitlake.pipeline.resources import RunEnv
+from pitlake.pipeline.summary import summarize
+from pitlake.pipeline.units import UnitOutcome
 from pitlake.vendors.retry import RetryPolicy
 
 
@@ -76,10 +81,10 @@ class PhaseTimer:
     """Wall seconds spent in each stage of the chunk body, measured by wrapping the module
     functions `run_units` calls (fetch, gate, commit) and the store's write."""
 
-    def __init__(self, env: core.RunEnv) -> None:
+    def __init__(self, env: RunEnv) -> None:
         self.seconds: dict[str, float] = {"fetch": 0.0, "gate": 0.0, "commit": 0.0, "write": 0.0}
         for name in ("fetch", "gate", "commit"):
-            setattr(core, name, self._timed(name, getattr(core, name)))
+            setattr(run_module, name, self._timed(name, getattr(run_module, name)))
         env.store.write = self._timed("write", env.store.write)  # type: ignore[method-assign]
 
     def _timed(self, name: str, fn: Any) -> Any:
@@ -100,9 +105,9 @@ class PhaseTimer:
 
 
 def chunks(dataset: str, start: date, end: date, months: int) -> list[tuple[date, date]]:
-    """The flow's chunks (`core.chunks_for`), or for an experiment `months` consecutive month
+    """The flow's chunks (`chunks_for`), or for an experiment `months` consecutive month
     chunks merged into one (never across a year: a chunk then writes one year partition)."""
-    base = core.chunks_for(dataset, start, end)
+    base = chunks_for(dataset, start, end)
     if months <= 1 or dataset == "financials":
         return base
     out: list[tuple[date, date]] = []
@@ -117,7 +122,7 @@ def chunks(dataset: str, start: date, end: date, months: int) -> list[tuple[date
 
 
 def ingest(
-    env: core.RunEnv,
+    env: RunEnv,
     datasets: list[str],
     start: date,
     end: date,
@@ -125,12 +130,12 @@ def ingest(
     log: Any = print,
     sampler: RssSampler | None = None,
     months_per_chunk: int = 1,
-) -> list[core.UnitOutcome]:
+) -> list[UnitOutcome]:
     """The backfill flow's body without Prefect: stage 1 trade-dated, stage 2 statements.
 
     Logs one line per chunk, and per dataset-year one JSON line (`YEAR {...}`) with that
     year's rows, wall, rows/s and the RSS peak seen during it: the bounded-memory evidence."""
-    outcomes: list[core.UnitOutcome] = []
+    outcomes: list[UnitOutcome] = []
     t0 = time.perf_counter()
     total = 0
     for stage in (
@@ -152,7 +157,7 @@ def ingest(
                 if year is None:
                     year = {"dataset": ds, "year": lo.year, "rows": 0, "t": time.perf_counter()}
                 syms = symbols if ds == "financials" else None
-                got = core.backfill_chunk(env, ds, lo, hi, syms)
+                got = backfill_chunk(env, ds, lo, hi, syms)
                 outcomes += got
                 rows = sum(o.rows for o in got)
                 year["rows"] += rows
@@ -224,7 +229,7 @@ def main() -> None:
     sampler = RssSampler()
     sampler.start()
     t0 = time.perf_counter()
-    env = core.RunEnv(
+    env = RunEnv(
         root,
         run_id=f"bench-backfill-{os.getpid()}",
         router=sim_router(client, policy=RetryPolicy.no_wait()),
@@ -243,7 +248,7 @@ def main() -> None:
     wall = time.perf_counter() - t0
     env.close()
     peak = sampler.stop()
-    summary = core.summarize(outcomes)
+    summary = summarize(outcomes).to_dict()
     rows = sum(o.rows for o in outcomes)
     result: dict[str, Any] = {
         "window": f"{start}..{end}",

@@ -42,7 +42,11 @@ from pitlake.schemas import get as get_schema
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
 from benchmarks.simvendor.client import OK, STALE, day_of
-from pitlake import ingest as core
+from pitlake.pipeline.backfill import backfill_chunk
+from pitlake.pipeline.planning import chunks_for
+from pitlake.pipeline.resources import RunEnv
+from pitlake.pipeline.summary import summarize
+from pitlake.pipeline.units import UnitOutcome
 from pitlake.statuses import SUCCESSFUL_FETCH
 from pitlake.vendors.retry import RetryPolicy
 
@@ -72,7 +76,7 @@ def failed_beyond_retries(client: SimClient) -> set[tuple[str, date]]:
     return out
 
 
-def ledger_failures(env: core.RunEnv, start: date, end: date) -> dict[tuple[str, date], str]:
+def ledger_failures(env: RunEnv, start: date, end: date) -> dict[tuple[str, date], str]:
     return {
         (e.dataset, e.date_key): str(e.status)
         for ds in DATASETS
@@ -88,7 +92,7 @@ def run_ledger(start: date, end: date, out: Path, failure: float, stale: float) 
     policy = RetryPolicy.no_wait()
     first = SimClient(market, SimConfig(failure_rate=failure, stale_rate=stale, today=end))
     t0 = time.perf_counter()
-    env = core.RunEnv(out, run_id="faults-1", router=sim_router(first, policy=policy))
+    env = RunEnv(out, run_id="faults-1", router=sim_router(first, policy=policy))
     outcomes = backfill(env, start, end)
     t1 = time.perf_counter()
     expected = failed_beyond_retries(first)
@@ -98,7 +102,7 @@ def run_ledger(start: date, end: date, out: Path, failure: float, stale: float) 
     second = SimClient(
         market, SimConfig(failure_rate=failure, stale_rate=stale, today=end, fault_seed=2)
     )
-    env2 = core.RunEnv(out, run_id="faults-2", router=sim_router(second, policy=policy))
+    env2 = RunEnv(out, run_id="faults-2", router=sim_router(second, policy=policy))
     repair = backfill(env2, start, end)
     t2 = time.perf_counter()
     repaired_units = {(o.dataset, date.fromisoformat(o.date_key)) for o in repair}
@@ -112,7 +116,7 @@ def run_ledger(start: date, end: date, out: Path, failure: float, stale: float) 
         "first_run": {
             "wall_s": round(t1 - t0, 1),
             "units": len(outcomes),
-            "completed": core.summarize(outcomes)["completed"],
+            "completed": summarize(outcomes).to_dict()["completed"],
             "sim_outcomes": first.log.outcomes(),
             "failed_beyond_retries": len(expected),
             "ledger_not_ok": len(ledger),
@@ -154,26 +158,26 @@ NOT_COMPARED = ("run_id", "ingested_at")  # differ between any two runs by desig
 
 
 def backfill(
-    env: core.RunEnv, start: date, end: date, datasets: list[str] = DATASETS
-) -> list[core.UnitOutcome]:
+    env: RunEnv, start: date, end: date, datasets: list[str] = DATASETS
+) -> list[UnitOutcome]:
     """The backfill flow's body without Prefect, in its order: each dataset, month by month."""
-    outcomes: list[core.UnitOutcome] = []
+    outcomes: list[UnitOutcome] = []
     for ds in datasets:
-        for lo, hi in core.chunks_for(ds, start, end):
-            outcomes += core.backfill_chunk(env, ds, lo, hi, None)
+        for lo, hi in chunks_for(ds, start, end):
+            outcomes += backfill_chunk(env, ds, lo, hi, None)
     return outcomes
 
 
-def open_env(root: Path, end: date, n_symbols: int, run_id: str) -> core.RunEnv:
+def open_env(root: Path, end: date, n_symbols: int, run_id: str) -> RunEnv:
     client = SimClient(SimMarket(n_symbols=n_symbols), SimConfig(today=end))
-    return core.RunEnv(root, run_id=run_id, router=sim_router(client, policy=RetryPolicy.no_wait()))
+    return RunEnv(root, run_id=run_id, router=sim_router(client, policy=RetryPolicy.no_wait()))
 
 
 def _die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def die_after_ledger(env: core.RunEnv, k: int) -> None:
+def die_after_ledger(env: RunEnv, k: int) -> None:
     """SIGKILL this process right after the kth ledger entry is recorded (a unit boundary)."""
     record, seen = env.catalog.record_ledger, [0]
 

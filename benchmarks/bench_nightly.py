@@ -3,7 +3,7 @@
     PYTHONPATH=. .venv/bin/python -m benchmarks.bench_nightly --day 2025-04-28 \
         --latency 0.15 --out benchmarks/out/nightly
 
-Runs pitlake.ingest directly, as flows/nightly.py does with its thread-pool task runner: the
+Runs pitlake.pipeline directly, as flows/nightly.py does with its thread-pool task runner: the
 units are fetched on 4 threads, and each batch is gated (against the session) and committed as
 soon as its fetch returns. The simulator enforces the
 quota (500/min by-date endpoints, 200/min statements) and pitlake is told the same quota through
@@ -24,7 +24,12 @@ from datetime import date
 from pathlib import Path
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
-from pitlake import ingest as core
+from pitlake.pipeline.commit import commit
+from pitlake.pipeline.fetch import fetch
+from pitlake.pipeline.gating import gate
+from pitlake.pipeline.planning import nightly_units
+from pitlake.pipeline.resources import RunEnv
+from pitlake.pipeline.units import Batch, Unit, UnitOutcome
 from pitlake.vendors.ratelimit import rate_config
 
 DATASETS = ["quotes", "adj_factors", "valuation", "dragon_tiger", "financials"]
@@ -54,30 +59,30 @@ def run(day: date, latency: float, out: Path, symbols: int, margin: float | None
     market = SimMarket(n_symbols=symbols)
     client = SimClient(market, SimConfig(latency=latency, quota=QUOTA, today=day))
     t0 = time.perf_counter()
-    env = core.RunEnv(
+    env = RunEnv(
         out, run_id=f"bench-nightly-{day}", router=sim_router(client, env=bucket_env(margin))
     )
-    units = core.nightly_units(env, day, DATASETS, None)
+    units = nightly_units(env, day, DATASETS, None)
     per_unit: dict[str, float] = {}
     after_last: dict[str, float] = {}  # seconds from the start to the dataset's commit
 
-    def timed_fetch(u: core.Unit) -> core.Batch:
+    def timed_fetch(u: Unit) -> Batch:
         s = time.perf_counter()
-        b = core.fetch(env, u)
+        b = fetch(env, u)
         per_unit[u.dataset] = time.perf_counter() - s
         return b
 
     gate_s = commit_s = 0.0
-    outcomes: list[core.UnitOutcome] = []
+    outcomes: list[UnitOutcome] = []
     with ThreadPoolExecutor(max_workers=4) as pool:
         # as flows/nightly.py does: each batch gated and committed as soon as it is fetched
         for future in as_completed([pool.submit(timed_fetch, u) for u in units]):
             batch = future.result()
             s = time.perf_counter()
-            verdicts = core.gate(env, [batch], align_on=day)
+            verdicts = gate(env, [batch], align_on=day)
             gate_s += time.perf_counter() - s
             s = time.perf_counter()
-            outcomes += core.commit(env, [batch], verdicts)
+            outcomes += commit(env, [batch], verdicts)
             commit_s += time.perf_counter() - s
             after_last[batch.unit.dataset] = time.perf_counter() - t0
     t3 = time.perf_counter()

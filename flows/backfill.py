@@ -10,8 +10,11 @@ from pitlake.tasks.ingest import backfill_chunk, fail_chunk, finish_run, start_r
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
-from pitlake import ingest as core
 from pitlake.calendar import to_date
+from pitlake.pipeline.planning import BACKFILL_DATASETS, check_datasets, chunks_for, month_chunks
+from pitlake.pipeline.resources import EnvSpec, new_run_id, release
+from pitlake.pipeline.summary import summarize
+from pitlake.pipeline.units import UnitOutcome
 from pitlake.symbols import canonical_many
 
 # Trade-dated datasets and the calendar first: the universe of per-symbol datasets
@@ -37,14 +40,14 @@ def backfill(
     corrections inside the window to old periods are present too."""
     logger = get_run_logger()
     lo, hi = to_date(start), to_date(end)
-    names = core.check_datasets(datasets, core.BACKFILL_DATASETS)
+    names = check_datasets(datasets, BACKFILL_DATASETS)
     syms = tuple(canonical_many(symbols)) or None
-    spec = core.EnvSpec(
+    spec = EnvSpec(
         lake=runtime.default_lake(lake),
-        run_id=run_id or core.new_run_id("backfill"),
+        run_id=run_id or new_run_id("backfill"),
         source=source,
     )
-    chunks = core.month_chunks(lo, hi)
+    chunks = month_chunks(lo, hi)
     params = {
         "start": lo.isoformat(),
         "end": hi.isoformat(),
@@ -54,10 +57,10 @@ def backfill(
         "source": source,
     }
     start_run(spec, "backfill", params)
-    outcomes: list[core.UnitOutcome] = []
+    outcomes: list[UnitOutcome] = []
     try:
         for stage in ([d for d in names if d not in LATER], [d for d in names if d in LATER]):
-            work = [(ds, c_lo, c_hi) for ds in stage for c_lo, c_hi in core.chunks_for(ds, lo, hi)]
+            work = [(ds, c_lo, c_hi) for ds in stage for c_lo, c_hi in chunks_for(ds, lo, hi)]
             futures = [
                 backfill_chunk.submit(spec, ds, c_lo, c_hi, syms, force) for ds, c_lo, c_hi in work
             ]
@@ -66,19 +69,20 @@ def backfill(
                     outcomes += f.result()
                 except Exception as e:  # retries exhausted: the chunk's units end typed
                     outcomes += fail_chunk(spec, ds, c_lo, c_hi, syms, e, force)
-        summary = core.summarize(outcomes)
-        summary["scope"] = f"{lo}..{hi} in {len(chunks)} month chunk(s), run {spec.run_id}"
+        summary = summarize(outcomes)
+        summary.scope = f"{lo}..{hi} in {len(chunks)} month chunk(s), run {spec.run_id}"
         if not outcomes:
-            summary["note"] = (
+            summary.note = (
                 f"nothing left to do: every unit of {', '.join(names)} over {lo}..{hi} is "
                 "already OK or NO_DATA in the ledger (--force refetches them)"
             )
-            logger.info(summary["note"])
+            logger.info(summary.note)
         finish_run(spec, summary)
-        publish("backfill-summary", f"pitlake backfill {lo}..{hi}", summary)
+        publish("backfill-summary", f"pitlake backfill {lo}..{hi}", summary.to_dict())
     finally:
-        core.release(spec)
-    if summary["completed"]:
-        return Completed(message=f"backfill {lo}..{hi}: complete", data=summary)
-    failed = sum(len(d["failed_units"]) for d in summary["datasets"])
-    return Failed(message=f"backfill {lo}..{hi}: {failed} unit(s) failed", data=summary)
+        release(spec)
+    data = summary.to_dict()
+    if summary.completed:
+        return Completed(message=f"backfill {lo}..{hi}: complete", data=data)
+    failed = summary.failed_units
+    return Failed(message=f"backfill {lo}..{hi}: {failed} unit(s) failed", data=data)

@@ -11,9 +11,14 @@ from pitlake.tasks.ingest import fail_units, finish_run, ingest_unit, skip_datas
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
-from pitlake import ingest as core
 from pitlake.calendar import is_session, latest_closed_session, to_date
-from pitlake.statuses import RUN_DONE, LedgerStatus
+from pitlake.pipeline.failures import chunk_failed
+from pitlake.pipeline.ledger import not_a_session
+from pitlake.pipeline.planning import NIGHTLY_DATASETS, check_datasets, nightly_units, session_waves
+from pitlake.pipeline.resources import EnvSpec, env_for, new_run_id, release
+from pitlake.pipeline.summary import summarize
+from pitlake.pipeline.units import UnitOutcome
+from pitlake.statuses import LedgerStatus
 from pitlake.symbols import canonical_many
 from pitlake.vendors.registry import parse_source
 
@@ -40,11 +45,11 @@ def nightly(
     OK, NO_DATA or NOT_CONFIGURED."""
     logger = get_run_logger()
     day = to_date(trade_date) if trade_date else latest_closed_session()
-    names = core.check_datasets(datasets, core.NIGHTLY_DATASETS)
+    names = check_datasets(datasets, NIGHTLY_DATASETS)
     syms = tuple(canonical_many(symbols)) or None
-    spec = core.EnvSpec(
+    spec = EnvSpec(
         lake=runtime.default_lake(lake),
-        run_id=run_id or core.new_run_id("nightly"),
+        run_id=run_id or new_run_id("nightly"),
         source=source,
     )
     replay = parse_source(source).kind == "replay"
@@ -53,73 +58,64 @@ def nightly(
     start_run(spec, "nightly", params)
     try:
         if not is_session(day):
-            reason = core.not_a_session(day)
+            reason = not_a_session(day)
             logger.info("%s: nothing to ingest", reason)
             outcomes = [skip_dataset(spec, ds, day, reason) for ds in names]
         else:
             outcomes = _ingest_session(spec, day, names, syms, not_ready_retries, delay)
-        summary = core.summarize(outcomes)
-        summary["scope"] = f"session {day}, run {spec.run_id}"
-        if replay and any(d["status"] == LedgerStatus.NOT_READY for d in summary["datasets"]):
-            summary["note"] = (
+        summary = summarize(outcomes)
+        summary.scope = f"session {day}, run {spec.run_id}"
+        if replay and any(d.status == LedgerStatus.NOT_READY for d in summary.datasets):
+            summary.note = (
                 f"the replay holds no rows for {day} for the NOT_READY datasets; a replay "
                 "publishes nothing later, so they were not waited for (give --date a session "
                 "the replay covers)"
             )
         finish_run(spec, summary)
-        publish("nightly-summary", f"pitlake nightly {day}", summary)
+        publish("nightly-summary", f"pitlake nightly {day}", summary.to_dict())
     finally:
-        core.release(spec)
-    if summary["completed"]:
-        return Completed(message=f"nightly {day}: all datasets OK", data=summary)
-    bad = [
-        f"{d['dataset']}={d['status']}"
-        for d in summary["datasets"]
-        if LedgerStatus(d["status"]) not in RUN_DONE
-    ]
-    return Failed(message=f"nightly {day}: {', '.join(bad)}", data=summary)
+        release(spec)
+    data = summary.to_dict()
+    if summary.completed:
+        return Completed(message=f"nightly {day}: all datasets OK", data=data)
+    bad = [f"{d.dataset}={d.status}" for d in summary.datasets if not d.done]
+    return Failed(message=f"nightly {day}: {', '.join(bad)}", data=data)
 
 
 def _ingest_session(
-    spec: core.EnvSpec,
+    spec: EnvSpec,
     day: date,
     names: list[str],
     syms: tuple[str, ...] | None,
     retries: int,
     delay: float,
-) -> list[core.UnitOutcome]:
-    final: dict[str, core.UnitOutcome] = {}
-    # Per-symbol datasets (news) ask about the universe, which tonight's quotes extend:
-    # they go in a second wave.
-    first = [d for d in names if d not in core.UNIVERSE_DATASETS]
-    later = [d for d in names if d in core.UNIVERSE_DATASETS]
-    for wave in (first, later):
-        if not wave:
-            continue
+) -> list[UnitOutcome]:
+    final: dict[str, UnitOutcome] = {}
+    for wave in session_waves(names):  # per-symbol datasets after tonight's quotes
         try:
             final.update(_ingest_wave(spec, day, wave, syms, retries, delay))
         except Exception as e:  # planning the wave failed: its datasets say why
             for ds in wave:
-                final[ds] = core.chunk_failed(ds, day, day, syms, e, step="planning")
+                final[ds] = chunk_failed(ds, day, day, syms, e, step="planning")
     return [final[ds] for ds in names]
 
 
 def _ingest_wave(
-    spec: core.EnvSpec,
+    spec: EnvSpec,
     day: date,
     names: list[str],
     syms: tuple[str, ...] | None,
     retries: int,
     delay: float,
-) -> dict[str, core.UnitOutcome]:
+) -> dict[str, UnitOutcome]:
     """Each unit is fetched, gated and committed by its own task, so the by-date datasets
     land within seconds while a reporting night's statements are still paced by the quota.
     With the session given, the alignment check judges each dataset against it alone, so
     gating one batch at a time gives the same verdicts as gating them together."""
-    units = core.nightly_units(core.env_for(spec), day, names, syms)
+    units = nightly_units(env_for(spec), day, names, syms)
     unit_task = ingest_unit.with_options(retries=max(0, retries), retry_delay_seconds=delay)
     futures = [unit_task.submit(spec, u, day, retries, delay) for u in units]
-    final: dict[str, core.UnitOutcome] = {}
+    final: dict[str, UnitOutcome] = {}
     for unit, future in zip(units, futures, strict=True):
         try:
             final[unit.dataset] = future.result()

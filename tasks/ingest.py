@@ -1,4 +1,4 @@
-"""Prefect tasks: each wraps one function of `pitlake.ingest`, nothing more.
+"""Prefect tasks: each wraps one function of `pitlake.pipeline`, nothing more.
 
 Retries follow the error type (`retry_transient`): a transient vendor or storage failure is
 retried; invalid arguments, a missing configuration or a permission denial never are. The
@@ -14,7 +14,17 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from pitlake import ingest as core
+from pitlake.pipeline.backfill import backfill_chunk as run_chunk
+from pitlake.pipeline.backfill import fail_chunk as end_chunk
+from pitlake.pipeline.commit import commit
+from pitlake.pipeline.failures import fail_units as end_units
+from pitlake.pipeline.failures import retryable
+from pitlake.pipeline.fetch import fetch
+from pitlake.pipeline.gating import gate
+from pitlake.pipeline.ledger import skip
+from pitlake.pipeline.resources import EnvSpec, env_for
+from pitlake.pipeline.summary import RunSummary
+from pitlake.pipeline.units import Batch, Unit, UnitOutcome
 from pitlake.statuses import LedgerStatus
 
 
@@ -23,7 +33,7 @@ def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     try:
         state.result()
     except Exception as e:
-        return core.retryable(e)
+        return retryable(e)
     return False
 
 
@@ -51,34 +61,32 @@ _common: dict[str, Any] = {
 
 
 @task(name="fetch", **_common)
-def fetch_unit(spec: core.EnvSpec, unit: core.Unit) -> core.Batch:
-    return core.fetch(core.env_for(spec), unit)
+def fetch_unit(spec: EnvSpec, unit: Unit) -> Batch:
+    return fetch(env_for(spec), unit)
 
 
 @task(name="gate", cache_policy=NO_CACHE)
 def gate_batches(
-    spec: core.EnvSpec,
-    batches: list[core.Batch],
+    spec: EnvSpec,
+    batches: list[Batch],
     align_on: date | None = None,
 ) -> list[Any]:
-    return core.gate(core.env_for(spec), batches, align_on=align_on)
+    return gate(env_for(spec), batches, align_on=align_on)
 
 
 @task(name="commit", **_common)
-def commit_batches(
-    spec: core.EnvSpec, batches: list[core.Batch], verdicts: list[Any]
-) -> list[core.UnitOutcome]:
-    return core.commit(core.env_for(spec), batches, verdicts)
+def commit_batches(spec: EnvSpec, batches: list[Batch], verdicts: list[Any]) -> list[UnitOutcome]:
+    return commit(env_for(spec), batches, verdicts)
 
 
 @task(name="ingest-unit", cache_policy=NO_CACHE, retry_condition_fn=retry_not_ready)
 def ingest_unit(
-    spec: core.EnvSpec,
-    unit: core.Unit,
+    spec: EnvSpec,
+    unit: Unit,
     day: date,
     not_ready_retries: int = 0,
     not_ready_delay_seconds: float = 0.0,
-) -> core.UnitOutcome:
+) -> UnitOutcome:
     """One nightly unit: fetch → gate → commit (each its own task, with its own transient
     retries). A step that still fails ends the unit with a typed ledger status. A NOT_READY
     outcome with refetches left raises `NotReadyYet`, so the refetch is Prefect's retry of
@@ -94,7 +102,7 @@ def ingest_unit(
         step = "commit"
         out = commit_batches(spec, [batch], verdicts)[0]
     except Exception as e:
-        return core.fail_units(core.env_for(spec), [unit], e, step=step)[0]
+        return end_units(env_for(spec), [unit], e, step=step)[0]
     attempt = task_run.run_count
     if out.status == LedgerStatus.NOT_READY and attempt <= not_ready_retries:
         get_run_logger().warning(
@@ -110,47 +118,47 @@ def ingest_unit(
 
 @task(name="record-failure", cache_policy=NO_CACHE)
 def fail_units(
-    spec: core.EnvSpec, units: list[core.Unit], exc: BaseException, step: str
-) -> list[core.UnitOutcome]:
-    return core.fail_units(core.env_for(spec), units, exc, step=step)
+    spec: EnvSpec, units: list[Unit], exc: BaseException, step: str
+) -> list[UnitOutcome]:
+    return end_units(env_for(spec), units, exc, step=step)
 
 
 @task(name="record-chunk-failure", cache_policy=NO_CACHE)
 def fail_chunk(
-    spec: core.EnvSpec,
+    spec: EnvSpec,
     dataset: str,
     start: date,
     end: date,
     symbols: tuple[str, ...] | None,
     exc: BaseException,
     force: bool = False,
-) -> list[core.UnitOutcome]:
-    return core.fail_chunk(core.env_for(spec), dataset, start, end, symbols, exc, force=force)
+) -> list[UnitOutcome]:
+    return end_chunk(env_for(spec), dataset, start, end, symbols, exc, force=force)
 
 
 @task(name="backfill-chunk", **_common)
 def backfill_chunk(
-    spec: core.EnvSpec,
+    spec: EnvSpec,
     dataset: str,
     start: date,
     end: date,
     symbols: tuple[str, ...] | None,
     force: bool = False,
-) -> list[core.UnitOutcome]:
-    return core.backfill_chunk(core.env_for(spec), dataset, start, end, symbols, force=force)
+) -> list[UnitOutcome]:
+    return run_chunk(env_for(spec), dataset, start, end, symbols, force=force)
 
 
 @task(name="skip", cache_policy=NO_CACHE)
-def skip_dataset(spec: core.EnvSpec, dataset: str, day: date, reason: str) -> core.UnitOutcome:
-    return core.skip(core.env_for(spec), dataset, day, reason)
+def skip_dataset(spec: EnvSpec, dataset: str, day: date, reason: str) -> UnitOutcome:
+    return skip(env_for(spec), dataset, day, reason)
 
 
 @task(name="record-run", cache_policy=NO_CACHE)
-def start_run(spec: core.EnvSpec, flow: str, params: dict[str, Any]) -> None:
-    core.env_for(spec).catalog.start_run(spec.run_id, flow, params)
+def start_run(spec: EnvSpec, flow: str, params: dict[str, Any]) -> None:
+    env_for(spec).catalog.start_run(spec.run_id, flow, params)
 
 
 @task(name="finish-run", cache_policy=NO_CACHE)
-def finish_run(spec: core.EnvSpec, summary: dict[str, Any]) -> None:
-    status = "COMPLETED" if summary["completed"] else "FAILED"
-    core.env_for(spec).catalog.finish_run(spec.run_id, status, summary)
+def finish_run(spec: EnvSpec, summary: RunSummary) -> None:
+    status = "COMPLETED" if summary.completed else "FAILED"
+    env_for(spec).catalog.finish_run(spec.run_id, status, summary.to_dict())

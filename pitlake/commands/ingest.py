@@ -156,8 +156,14 @@ def _run(
     verbose: bool = False,
 ) -> tuple[dict[str, Any], str]:
     # Validate before paying for Prefect's start-up.
-    from pitlake import ingest as core
     from pitlake.calendar import to_date
+    from pitlake.pipeline.planning import (
+        BACKFILL_DATASETS,
+        NIGHTLY_DATASETS,
+        check_datasets,
+        month_chunks,
+    )
+    from pitlake.pipeline.resources import new_run_id
     from pitlake.symbols import canonical_many
     from pitlake.vendors.registry import parse_source
 
@@ -166,11 +172,11 @@ def _run(
     if date:
         to_date(date)
     if start and end:
-        core.month_chunks(to_date(start), to_date(end))
-    core.check_datasets(datasets, core.BACKFILL_DATASETS if start else core.NIGHTLY_DATASETS)
+        month_chunks(to_date(start), to_date(end))
+    check_datasets(datasets, BACKFILL_DATASETS if start else NIGHTLY_DATASETS)
     check_writable_lake(lake)  # one LakeUnwritableError naming the path, before any flow
 
-    run_id = core.new_run_id("backfill" if start else "nightly")
+    run_id = new_run_id("backfill" if start else "nightly")
     with IngestLog(lake, run_id, verbose=verbose) as run_log:
         state, title = _flow(
             date=date,

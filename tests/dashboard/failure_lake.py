@@ -9,7 +9,7 @@ Planted in the copy (see docs/replay-format.md):
 - adj_factors 2025-05-20: Tushare `adj_factor` answers the previous session's rows ("stale"),
   so the gate holds the batch back (ledger NOT_READY).
 
-The ingest runs the plain functions of `pitlake.ingest` (no Prefect), the same ones the flows
+The ingest runs the plain functions of `pitlake.pipeline` (no Prefect), the same ones the flows
 call, so building takes seconds rather than a flow server's start-up.
 
     python -m tests.dashboard.failure_lake DEST   # build a lake at DEST (for screenshots)
@@ -60,22 +60,26 @@ def plant_failures(replay: Path) -> None:
 def build_failure_lake(workdir: Path) -> Path:
     """Copy the sample into `workdir/replay`, plant the failures, ingest 2025-04-01 …
     2025-06-30 into `workdir/lake` as one backfill run; returns the lake directory."""
-    from pitlake import ingest as core
+    from pitlake.pipeline.backfill import backfill_chunk
+    from pitlake.pipeline.planning import chunks_for
+    from pitlake.pipeline.resources import RunEnv, new_run_id
+    from pitlake.pipeline.summary import summarize
+    from pitlake.pipeline.units import UnitOutcome
 
     replay, lake = workdir / "replay", workdir / "lake"
     shutil.copytree(SAMPLE, replay, ignore=shutil.ignore_patterns("*.py", "README.md"))
     plant_failures(replay)
-    run_id = core.new_run_id("backfill")
-    env = core.RunEnv(lake, source=f"replay:{replay}", run_id=run_id)
+    run_id = new_run_id("backfill")
+    env = RunEnv(lake, source=f"replay:{replay}", run_id=run_id)
     try:
         params = {"start": START.isoformat(), "end": END.isoformat(), "source": "replay:sample"}
         env.catalog.start_run(run_id, "backfill", params)
-        outcomes: list[core.UnitOutcome] = []
+        outcomes: list[UnitOutcome] = []
         for stage in (DATASETS_FIRST, DATASETS_LATER):
             for ds in stage:
-                for lo, hi in core.chunks_for(ds, START, END):
-                    outcomes += core.backfill_chunk(env, ds, lo, hi, None)
-        summary = core.summarize(outcomes)
+                for lo, hi in chunks_for(ds, START, END):
+                    outcomes += backfill_chunk(env, ds, lo, hi, None)
+        summary = summarize(outcomes).to_dict()
         summary["scope"] = f"{START}..{END}, run {run_id}"
         env.catalog.finish_run(run_id, "COMPLETED" if summary["completed"] else "FAILED", summary)
     finally:

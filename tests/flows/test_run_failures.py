@@ -12,8 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pitlake import ingest as core
 from pitlake.lake.catalog import Catalog
+from pitlake.pipeline import commit as commit_module
+from pitlake.pipeline.ledger import rows_by_scope
+from pitlake.pipeline.units import Unit
 from tests.flows.conftest import REPO
 from tests.flows.helpers import by_dataset, inject, ledger, run_backfill, run_nightly, summary
 from tests.flows.test_cli_and_dask import _cli
@@ -43,14 +45,14 @@ def test_the_reported_symbols_backfill_completes(prefect_server, tmp_path: Path)
 def test_a_backfill_survives_a_broken_commit_of_one_dataset(
     lake: Path, replay: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = core._rows_by_scope
+    real = rows_by_scope
 
-    def broken(unit: core.Unit, frame: pd.DataFrame) -> dict:
+    def broken(unit: Unit, frame: pd.DataFrame) -> dict:
         if unit.dataset == "valuation":
             raise RuntimeError("planted commit bug")
         return real(unit, frame)
 
-    monkeypatch.setattr(core, "_rows_by_scope", broken)
+    monkeypatch.setattr(commit_module, "rows_by_scope", broken)
     state = run_backfill(
         lake, replay, "2025-06-03", "2025-06-05", datasets=["quotes", "valuation", "news"]
     )

@@ -262,7 +262,7 @@ def test_lake_reads_an_s3_lake_as_of_a_cutoff(s3: RequestLog, tmp_path: Path) ->
 
 
 def test_a_lake_on_s3_needs_a_catalog_url(s3: RequestLog, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pitlake.ingest import RunEnv
+    from pitlake.pipeline.resources import RunEnv
 
     monkeypatch.delenv("PITLAKE_CATALOG_URL", raising=False)
     with Lake(URL) as lake, pytest.raises(ValueError, match="object storage: give a catalog URL"):
@@ -292,19 +292,23 @@ def test_object_paths_and_unsupported_urls() -> None:
 def test_the_ingest_pipeline_fills_an_s3_lake_from_the_sample(
     s3: RequestLog, tmp_path: Path
 ) -> None:
-    from pitlake import ingest as core
+    from pitlake.pipeline.backfill import backfill_chunk
+    from pitlake.pipeline.planning import chunks_for
+    from pitlake.pipeline.resources import RunEnv, new_run_id
+    from pitlake.pipeline.summary import summarize
+    from pitlake.pipeline.units import UnitOutcome
 
     start, end = date(2025, 6, 1), date(2025, 6, 30)
     catalog_url = f"sqlite:///{tmp_path}/catalog.db"
-    run_id = core.new_run_id("backfill")
-    env = core.RunEnv(URL, source="replay:sample", run_id=run_id, catalog_url=catalog_url)
+    run_id = new_run_id("backfill")
+    env = RunEnv(URL, source="replay:sample", run_id=run_id, catalog_url=catalog_url)
     try:
         assert isinstance(env.store.fs, ObjectFS)
-        outcomes: list[core.UnitOutcome] = []
+        outcomes: list[UnitOutcome] = []
         for ds in ("quotes", "adj_factors"):
-            for lo, hi in core.chunks_for(ds, start, end):
-                outcomes += core.backfill_chunk(env, ds, lo, hi, None)
-        summary = core.summarize(outcomes)
+            for lo, hi in chunks_for(ds, start, end):
+                outcomes += backfill_chunk(env, ds, lo, hi, None)
+        summary = summarize(outcomes).to_dict()
         assert summary["completed"], summary
         assert env.universe()  # DuckDB read the s3:// files through the registered filesystem
     finally:
@@ -332,11 +336,11 @@ def test_the_ingest_pipeline_fills_an_s3_lake_from_the_sample(
         cat.close()
     # a second run over the same sample adds no object version
     before = objects
-    env = core.RunEnv(URL, source="replay:sample", run_id=core.new_run_id("backfill"),
+    env = RunEnv(URL, source="replay:sample", run_id=new_run_id("backfill"),
                       catalog_url=catalog_url)  # fmt: skip
     try:
-        for lo, hi in core.chunks_for("quotes", start, end):
-            core.backfill_chunk(env, "quotes", lo, hi, None, force=True)
+        for lo, hi in chunks_for("quotes", start, end):
+            backfill_chunk(env, "quotes", lo, hi, None, force=True)
     finally:
         env.close()
     assert _objects() == before

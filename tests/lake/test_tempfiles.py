@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from pitlake import ingest as core
 from pitlake.lake import tempfiles
 from pitlake.lake.store import LakeStore, atomic_write_bytes
 from pitlake.lake.tempfiles import _host, is_orphan, temp_path_for
+from pitlake.pipeline.resources import RunEnv
 
 DAY = 24 * 3600
 
@@ -80,6 +80,6 @@ def test_a_writer_killed_before_its_rename_leaves_a_temp_file_the_next_run_remov
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
     left = list(target.parent.glob(".*.tmp"))
     assert len(left) == 1 and not target.exists()
-    env = core.RunEnv(tmp_path, source=None, run_id="next-run", capture_raw=False)
+    env = RunEnv(tmp_path, source=None, run_id="next-run", capture_raw=False)
     env.close()
     assert list(target.parent.glob(".*.tmp")) == []

@@ -606,14 +606,16 @@ def _sample_daily_keys() -> list[tuple[str, str]]:
 def _ingest(lake: str, catalog_url: str, symbols: tuple[str, ...]) -> None:
     """What one ingest host runs: the quotes backfill of the window for its symbols, one
     store write per session (group=1), through RunEnv as `pitlake ingest` does."""
-    from pitlake import ingest as core
+    from pitlake.pipeline.backfill import backfill_chunk
+    from pitlake.pipeline.planning import chunks_for
+    from pitlake.pipeline.resources import RunEnv, new_run_id
 
-    env = core.RunEnv(
-        lake, source="replay:sample", run_id=core.new_run_id("backfill"), catalog_url=catalog_url
+    env = RunEnv(
+        lake, source="replay:sample", run_id=new_run_id("backfill"), catalog_url=catalog_url
     )
     try:
-        for lo, hi in core.chunks_for("quotes", *WINDOW):
-            core.backfill_chunk(env, "quotes", lo, hi, symbols, group=1)
+        for lo, hi in chunks_for("quotes", *WINDOW):
+            backfill_chunk(env, "quotes", lo, hi, symbols, group=1)
     finally:
         env.close()
 
@@ -659,7 +661,7 @@ def test_two_ingest_hosts_splitting_the_market_write_what_one_host_would(
     Catalog(pg_url).close()
     import pitlake.expectations.context
 
-    import pitlake.ingest  # noqa: F401
+    import pitlake.pipeline.backfill  # noqa: F401
 
     go, arrived = FORK.Event(), (FORK.Event(), FORK.Event())
     procs = [

@@ -11,8 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from pitlake import ingest as core
 from pitlake.errors import NoMarketDataError
+from pitlake.pipeline.commit import commit
+from pitlake.pipeline.fetch import fetch as fetch_unit
+from pitlake.pipeline.gating import gate
+from pitlake.pipeline.planning import nightly_units
+from pitlake.pipeline.resources import RunEnv
+from pitlake.pipeline.summary import summarize
 from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.registry import build_router
 from pitlake.vendors.retry import RetryPolicy
@@ -230,15 +235,13 @@ def test_a_monday_nightly_with_no_friday_to_sunday_notices_completes_no_data(
         policy=RetryPolicy.no_wait(),
         env={"PITLAKE_AKSHARE_PER_MIN": "100000", "PITLAKE_AKSHARE_BURST": "100"},
     )
-    env = core.RunEnv(
-        tmp_path / "lake", source="vendors:akshare", run_id="wire-monday", router=router
-    )
+    env = RunEnv(tmp_path / "lake", source="vendors:akshare", run_id="wire-monday", router=router)
     try:
         with http.active():
-            units = core.nightly_units(env, monday, ["financials"], None)
-            batches = [core.fetch(env, u) for u in units]
-            outcomes = core.commit(env, batches, core.gate(env, batches, align_on=monday))
-        summary = core.summarize(outcomes)
+            units = nightly_units(env, monday, ["financials"], None)
+            batches = [fetch_unit(env, u) for u in units]
+            outcomes = commit(env, batches, gate(env, batches, align_on=monday))
+        summary = summarize(outcomes).to_dict()
         assert [o.status for o in outcomes] == ["NO_DATA"]
         assert summary["completed"] is True
         assert str(env.catalog.ledger_entry("financials", monday, "*").status) == "NO_DATA"

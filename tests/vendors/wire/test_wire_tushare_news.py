@@ -11,7 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pitlake import ingest as core
+from pitlake.pipeline.commit import commit
+from pitlake.pipeline.fetch import fetch
+from pitlake.pipeline.gating import gate
+from pitlake.pipeline.planning import nightly_units
+from pitlake.pipeline.resources import RunEnv
 from pitlake.vendors.registry import build_router
 from pitlake.vendors.retry import RetryPolicy
 from tests.vendors.wire.http_replay import HttpReplay
@@ -26,17 +30,15 @@ def token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PITLAKE_TUSHARE_URL", raising=False)
 
 
-def nightly_news(tmp_path: Path, replay: HttpReplay) -> tuple[list, core.RunEnv]:
+def nightly_news(tmp_path: Path, replay: HttpReplay) -> tuple[list, RunEnv]:
     router = build_router(
         "vendors:tushare", policy=RetryPolicy.no_wait(), env={"PITLAKE_TUSHARE_PER_MIN": "0"}
     )
-    env = core.RunEnv(
-        tmp_path / "lake", source="vendors:tushare", run_id="wire-news", router=router
-    )
+    env = RunEnv(tmp_path / "lake", source="vendors:tushare", run_id="wire-news", router=router)
     with replay.active():
-        units = core.nightly_units(env, SESSION, ["news"], None)
-        batches = [core.fetch(env, u) for u in units]
-        outcomes = core.commit(env, batches, core.gate(env, batches, align_on=SESSION))
+        units = nightly_units(env, SESSION, ["news"], None)
+        batches = [fetch(env, u) for u in units]
+        outcomes = commit(env, batches, gate(env, batches, align_on=SESSION))
     return outcomes, env
 
 

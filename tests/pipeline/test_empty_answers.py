@@ -1,4 +1,4 @@
-"""pitlake.ingest without Prefect: how an empty whole-market answer is recorded."""
+"""pitlake.pipeline without Prefect: how an empty whole-market answer is recorded."""
 
 from __future__ import annotations
 
@@ -9,14 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from pitlake import ingest as core
+from pitlake.pipeline.commit import commit
+from pitlake.pipeline.fetch import fetch
+from pitlake.pipeline.gating import gate
+from pitlake.pipeline.resources import RunEnv
+from pitlake.pipeline.units import Unit, UnitOutcome
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample"
 D = date(2025, 6, 3)
 
 
 @pytest.fixture
-def empty_quotes(tmp_path: Path) -> core.RunEnv:
+def empty_quotes(tmp_path: Path) -> RunEnv:
     """Every quotes source answers 'no rows' (a vendor that has not published D yet)."""
     replay = tmp_path / "replay"
     shutil.copytree(SAMPLE, replay)
@@ -24,22 +28,22 @@ def empty_quotes(tmp_path: Path) -> core.RunEnv:
     (replay / "tushare" / "daily.error.json").write_text(no_data)
     for endpoint in ("stock_zh_a_hist", "stock_zh_a_daily", "stock_zh_a_hist_tx"):
         (replay / "akshare" / f"{endpoint}.error.json").write_text(no_data)
-    return core.RunEnv(tmp_path / "lake", source=f"replay:{replay}", run_id="run-1")
+    return RunEnv(tmp_path / "lake", source=f"replay:{replay}", run_id="run-1")
 
 
-def _run(env: core.RunEnv, unit: core.Unit) -> core.UnitOutcome:
-    batch = core.fetch(env, unit)
-    return core.commit(env, [batch], core.gate(env, [batch], align_on=D))[0]
+def _run(env: RunEnv, unit: Unit) -> UnitOutcome:
+    batch = fetch(env, unit)
+    return commit(env, [batch], gate(env, [batch], align_on=D))[0]
 
 
-def test_an_empty_whole_market_session_is_not_ready(empty_quotes: core.RunEnv) -> None:
-    out = _run(empty_quotes, core.Unit("quotes", D, trade_date=D))
+def test_an_empty_whole_market_session_is_not_ready(empty_quotes: RunEnv) -> None:
+    out = _run(empty_quotes, Unit("quotes", D, trade_date=D))
     assert out.status == "NOT_READY"  # the market is never empty on a session
     assert str(empty_quotes.catalog.ledger_entry("quotes", D).status) == "NOT_READY"
 
 
-def test_an_empty_symbol_is_no_data(empty_quotes: core.RunEnv) -> None:
-    out = _run(empty_quotes, core.Unit("quotes", D, trade_date=D, symbols=("600519.SH",)))
+def test_an_empty_symbol_is_no_data(empty_quotes: RunEnv) -> None:
+    out = _run(empty_quotes, Unit("quotes", D, trade_date=D, symbols=("600519.SH",)))
     assert out.status == "NO_DATA"  # one stock can be suspended
     entry = empty_quotes.catalog.ledger_entry("quotes", D, "600519.SH")
     assert str(entry.status) == "NO_DATA"
@@ -51,11 +55,9 @@ def test_raw_capture_keeps_one_file_per_answer_in_answer_order(tmp_path: Path) -
     parameters in its metadata."""
     import pyarrow.parquet as pq
 
-    env = core.RunEnv(
-        tmp_path / "lake", source=f"replay:{SAMPLE}", run_id="run-raw", capture_raw=True
-    )
+    env = RunEnv(tmp_path / "lake", source=f"replay:{SAMPLE}", run_id="run-raw", capture_raw=True)
     symbols = ("600519.SH", "000001.SZ", "300750.SZ")
-    batch = core.fetch(env, core.Unit("financials", D, start=D, end=D, symbols=symbols))
+    batch = fetch(env, Unit("financials", D, start=D, end=D, symbols=symbols))
     env.close()
     assert batch.route.ok
     files = list((tmp_path / "lake" / "raw").rglob("run-raw-*.parquet"))

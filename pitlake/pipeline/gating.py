@@ -1,0 +1,114 @@
+"""Gate batching: which fetched batches the data-quality gate judges together, and against
+what (the run's session, or a backfill window)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+import pandas as pd
+
+from pitlake import schemas
+from pitlake.calendar import now_beijing
+from pitlake.pipeline.resources import RunEnv
+from pitlake.pipeline.units import Batch
+
+
+def _trade_days(frame: pd.DataFrame) -> set[date]:
+    if "trade_date" not in frame.columns or frame.empty:
+        return set()
+    return set(pd.to_datetime(frame["trade_date"]).dt.date)
+
+
+def _context(
+    env: RunEnv,
+    batch: Batch,
+    *,
+    expected: date | None,
+    window: tuple[date, date] | None,
+) -> Any:
+    from pitlake.expectations.gate import RunContext
+
+    ds = batch.unit.dataset
+    return RunContext(
+        run_id=env.run_id,
+        fetched_at=batch.fetched_at,
+        expected_trade_date=expected if window is None else None,
+        window_start=window[0] if window else None,
+        window_end=window[1] if window else None,
+        ingested_at=now_beijing(),
+        previous_row_count=(
+            env.previous_row_count(ds, expected)
+            if expected
+            and window is None
+            and ds in schemas.TRADE_DATE_DATASETS
+            and not batch.unit.symbols
+            else None
+        ),
+    )
+
+
+def gate(
+    env: RunEnv,
+    batches: Sequence[Batch],
+    *,
+    align_on: date | None = None,
+    window: tuple[date, date] | None = None,
+) -> list[Any | None]:
+    """Validate fetched batches; returns a verdict per batch (None: nothing to validate).
+
+    Nightly (`align_on` = the run's session): each batch against that session, then the
+    run-level alignment of all trade-date datasets. Backfill (`window`): batches of one
+    dataset are validated together in one suite run, which is what makes a 20-year backfill
+    affordable; a batch whose rows are not its own session (stale), or a group that fails,
+    is validated on its own so the verdict — and the ledger — name exactly the bad unit."""
+    from pitlake.expectations.gate import check_alignment, validate
+
+    verdicts: list[Any | None] = [None] * len(batches)
+    live = [i for i, b in enumerate(batches) if b.route.ok and not b.frame.empty]
+    if window is None:
+        frames: dict[str, pd.DataFrame] = {}
+        for i in live:
+            b = batches[i]
+            verdicts[i] = validate(
+                b.unit.dataset, b.frame, _context(env, b, expected=align_on, window=None)
+            )
+            frames[b.unit.dataset] = b.frame
+        if align_on is not None:
+            aligned = check_alignment(frames, align_on, run_id=env.run_id)
+            for i in live:
+                v = aligned.get(batches[i].unit.dataset)
+                if v is not None:
+                    verdicts[i] = verdicts[i].combine(v)
+        return verdicts
+
+    def alone(i: int) -> Any:
+        b = batches[i]
+        expected = b.unit.trade_date
+        return validate(
+            b.unit.dataset,
+            b.frame,
+            _context(env, b, expected=expected, window=None if expected else window),
+        )
+
+    by_dataset: dict[str, list[int]] = {}
+    for i in live:
+        b = batches[i]
+        if b.unit.trade_date is not None and _trade_days(b.frame) != {b.unit.trade_date}:
+            verdicts[i] = alone(i)  # stale or misdated: judged against its own session
+        else:
+            by_dataset.setdefault(b.unit.dataset, []).append(i)
+    for ds, idx in by_dataset.items():
+        if len(idx) == 1:
+            verdicts[idx[0]] = alone(idx[0])
+            continue
+        combined = pd.concat([batches[i].frame for i in idx], ignore_index=True)
+        v = validate(ds, combined, _context(env, batches[idx[0]], expected=None, window=window))
+        if v.writable:
+            for i in idx:
+                verdicts[i] = v
+        else:
+            for i in idx:
+                verdicts[i] = alone(i)
+    return verdicts

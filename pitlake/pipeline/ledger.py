@@ -1,0 +1,117 @@
+"""A unit's ledger entries: which (date, scope) pairs it is about, how many rows each got, and
+the status each ends with."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pandas as pd
+
+from pitlake import schemas
+from pitlake.calendar import sessions_between
+from pitlake.lake.catalog import WHOLE_MARKET
+from pitlake.pipeline.resources import RunEnv
+from pitlake.pipeline.units import Unit, UnitOutcome
+from pitlake.statuses import RUN_DONE, SUCCESSFUL_FETCH, LedgerStatus
+
+# A whole market never has zero bars, factors or valuations on a session: an empty answer
+# means the vendor has not published the date yet.
+MARKET_NEVER_EMPTY: frozenset[str] = frozenset({"quotes", "adj_factors", "valuation"})
+
+
+def scopes(unit: Unit) -> list[str]:
+    return list(unit.symbols) if unit.symbols else [WHOLE_MARKET]
+
+
+def session_keys(unit: Unit) -> list[date]:
+    """The dates a unit's ledger entries are about."""
+    if unit.trade_date is not None or unit.dataset not in schemas.TRADE_DATE_DATASETS:
+        return [unit.date_key]
+    assert unit.start is not None and unit.end is not None
+    return sessions_between(unit.start, unit.end)
+
+
+def rows_by_scope(unit: Unit, frame: pd.DataFrame) -> dict[tuple[date, str], int]:
+    """Row counts per (ledger date, scope) for the rows a unit brought."""
+    counts: dict[tuple[date, str], int] = {}
+    date_col = schemas.get(unit.dataset).date_column
+    by_date = unit.dataset in schemas.TRADE_DATE_DATASETS and unit.trade_date is None
+    for d in session_keys(unit):
+        part = frame
+        if by_date and date_col is not None and not frame.empty:
+            part = frame[pd.to_datetime(frame[date_col]).dt.date == d]
+        for scope in scopes(unit):
+            counts[(d, scope)] = len(part) if scope == WHOLE_MARKET else _rows_about(part, scope)
+    return counts
+
+
+def _rows_about(frame: pd.DataFrame, symbol: str) -> int:
+    """Rows about one symbol: its `symbol` rows, or the items whose `symbols` list names it
+    (news). A frame with neither column is all about the symbols the unit asked for."""
+    if frame.empty:
+        return 0
+    if "symbol" in frame.columns:
+        return int((frame["symbol"] == symbol).sum())
+    if "symbols" in frame.columns:
+        return sum(
+            1
+            for cell in frame["symbols"]
+            if hasattr(cell, "__iter__") and not isinstance(cell, str) and symbol in list(cell)
+        )
+    return len(frame)
+
+
+def record_ledger(
+    env: RunEnv,
+    unit: Unit,
+    status: LedgerStatus,
+    *,
+    counts: dict[tuple[date, str], int] | None,
+    vendor: str | None,
+    trace: list[dict[str, Any]],
+    message: str,
+) -> tuple[LedgerStatus, str]:
+    """One ledger entry per (date, scope). On success a scope without rows is NO_DATA — or
+    NOT_READY for a whole-market dataset that is never empty on a session."""
+    worst, worst_msg = status, message
+    for d in session_keys(unit):
+        for scope in scopes(unit):
+            s, rows, msg = status, 0, message
+            if counts is not None:
+                rows = counts.get((d, scope), 0)
+                if status in SUCCESSFUL_FETCH:
+                    s = LedgerStatus.OK if rows else LedgerStatus.NO_DATA
+                    if not rows and scope == WHOLE_MARKET and unit.dataset in MARKET_NEVER_EMPTY:
+                        s = LedgerStatus.NOT_READY
+                        msg = f"no {unit.dataset} rows for session {d}: not published yet"
+            if s not in RUN_DONE:
+                worst, worst_msg = s, msg
+            env.catalog.record_ledger(
+                unit.dataset,
+                d,
+                s,
+                symbol=scope,
+                rows=rows,
+                vendor=vendor,
+                trace=trace,
+                message=msg,
+                run_id=env.run_id,
+            )
+    return worst, worst_msg
+
+
+def not_a_session(day: date) -> str:
+    """Why a date has nothing to ingest, as the summary shows it: '2025-06-07 is not an XSHG
+    session (Saturday)'; a weekday names the holiday closure."""
+    weekday = day.strftime("%A")
+    why = weekday if day.weekday() >= 5 else f"{weekday}, an exchange holiday"
+    return f"{day} is not an XSHG session ({why})"
+
+
+def skip(env: RunEnv, dataset: str, day: date, reason: str) -> UnitOutcome:
+    """A non-session date: nothing to fetch, recorded so the ledger says why."""
+    env.catalog.record_ledger(dataset, day, LedgerStatus.SKIPPED, message=reason, run_id=env.run_id)
+    return UnitOutcome(
+        dataset=dataset, date_key=day.isoformat(), status=LedgerStatus.SKIPPED, message=reason
+    )
