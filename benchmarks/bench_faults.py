@@ -199,9 +199,9 @@ def count_publishes(die_at: int = 0, zone: str = "curated") -> None:
     die_at-th write under `zone`: the temp file is complete and fsynced, the rename that would
     publish it has not happened. (The zone is matched by path component: keep the lake itself
     out of directories named curated, raw or dq.)"""
-    from pitlake.lake import store
+    from pitlake.lake import parquet
 
-    publish, lock = store._publish, threading.Lock()  # raw answers are written by threads
+    publish, lock = parquet._publish, threading.Lock()  # raw answers are written by threads
 
     def counting(tmp: Path, final: Path) -> None:
         for z in PUBLISHED:
@@ -212,7 +212,7 @@ def count_publishes(die_at: int = 0, zone: str = "curated") -> None:
                         _die()
         publish(tmp, final)
 
-    store._publish = counting
+    parquet._publish = counting
 
 
 def child(a: argparse.Namespace) -> None:

@@ -24,7 +24,8 @@ from typing import Any
 from pitlake.expectations.verdict import Verdict, json_safe
 
 from pitlake.lake.locking import locked
-from pitlake.lake.store import DQ, atomic_write_bytes
+from pitlake.lake.parquet import atomic_write_bytes
+from pitlake.lake.zones import DQ
 
 DQ_DIR = DQ  # the zone name, defined with the lake's other zones
 RESULTS = "results"

@@ -1,6 +1,6 @@
 """Temp files of atomic writes, and the sweep of those a killed writer left behind.
 
-Every local write goes temp file → fsync → rename (`pitlake.lake.store.atomic_write_bytes`).
+Every local write goes temp file → fsync → rename (`pitlake.lake.parquet.atomic_write_bytes`).
 A writer killed between the fsync and the rename leaves its temp file. A partition's temp files
 are swept when the partition is next rewritten (under its lock), but raw answers and data-quality
 files are written once under names no later run reuses, so their orphans would stay for good.

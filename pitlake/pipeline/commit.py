@@ -126,7 +126,7 @@ def _settle(
     if v.writable:
         return True
     label = f"{b.unit.dataset}-{b.unit.date_key.isoformat()}-{i}"
-    path = env.store.quarantine(b.unit.dataset, env.run_id, b.frame, v.to_dict(), label=label)
+    path = env.store.quarantine.keep(b.unit.dataset, env.run_id, b.frame, v.to_dict(), label=label)
     env.catalog.record_quarantine(**v.quarantine_record(str(path)))
     out.quarantine = str(path)
     _close(env, out, b, v.ledger_status, counts=None, message=v.message)

@@ -39,7 +39,7 @@ def keep_raw(env: RunEnv, raws: list[RawResponse]) -> None:
 
     def keep(job: tuple[RawResponse, int]) -> None:
         raw, seq = job
-        env.store.write_raw(
+        env.store.raw.write(
             raw.vendor,
             raw.query.endpoint,
             raw.query.params,

@@ -19,8 +19,9 @@ from benchmarks.synth import (
     trading_sessions,
 )
 from pitlake.calendar import BEIJING, XSHG
+from pitlake.lake.canonical import canonical_batch
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.store import LakeStore, canonical_batch
+from pitlake.lake.store import LakeStore
 from pitlake.pit import end_of_beijing_day
 from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus

@@ -67,7 +67,7 @@ def test_quarantine_record_fits_record_quarantine(catalog: Catalog, tmp_path: Pa
     frame["volume"] = -5.0
     v = validate("quotes", frame, ctx())
     assert v.outcome is Outcome.REJECT and v.ledger_status is LedgerStatus.REJECTED
-    path = LakeStore(tmp_path).quarantine("quotes", v.run_id, frame, v.to_dict())
+    path = LakeStore(tmp_path).quarantine.keep("quotes", v.run_id, frame, v.to_dict())
     catalog.record_quarantine(**v.quarantine_record(str(path)))
     (entry,) = catalog.quarantines(dataset="quotes")
     assert entry.reason == v.message

@@ -190,11 +190,11 @@ def test_raw_zone_and_quarantine_go_to_the_bucket(s3: RequestLog) -> None:
 
     frame = pd.DataFrame({"ts_code": [A], "close": [10.0]})
     mark = s3.mark()
-    raw = store.write_raw(
+    raw = store.raw.write(
         "tushare", "daily", {"trade_date": "20250603", "token": "s3cr3t"}, frame,
         fetched_at=INGEST, run_id="run1", seq=3,
     )  # fmt: skip
-    q = store.quarantine("quotes", "run1", frame, {"why": "bad"}, label="x")
+    q = store.quarantine.keep("quotes", "run1", frame, {"why": "bad"}, label="x")
     assert str(raw) == f"{URL}/raw/tushare/daily/fetch_date=2025-06-20/run1-3.parquet"
     assert str(q) == f"{URL}/quarantine/quotes/run1/batch-x.parquet"
     assert len(_puts(s3, mark)) == 3  # raw file, quarantined batch, its report

@@ -15,12 +15,13 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-import pitlake.lake.store as store_mod
+import pitlake.lake.parquet as parquet_mod
 from pitlake.calendar import sessions_between
 from pitlake.lake.catalog import Catalog
+from pitlake.lake.fs import file_sha256
 from pitlake.lake.lease import Leases, PartitionBusyError, partition_leases_table
 from pitlake.lake.locking import locked
-from pitlake.lake.store import LakeStore, file_sha256
+from pitlake.lake.store import LakeStore
 from tests.lake.conftest import (
     INGEST,
     bar,
@@ -241,7 +242,7 @@ def test_a_crash_before_the_rename_leaves_the_old_partition(
         seen.append(tmp)
         raise RuntimeError("power cut")
 
-    monkeypatch.setattr(store_mod, "_publish", power_cut)
+    monkeypatch.setattr(parquet_mod, "_publish", power_cut)
     with pytest.raises(RuntimeError, match="power cut"):
         write(store, "quotes", [bar(A, "2025-06-04", 11.0)], ingested_at=INGEST + timedelta(days=1))
     assert seen and path.read_bytes() == before
@@ -348,7 +349,7 @@ def test_raw_capture_keeps_vendor_columns_params_and_fetch_time(store: LakeStore
         }
     )
     fetched = bj("2025-06-04", "01:30")  # Beijing 06-04 although UTC is still 06-03
-    path = store.write_raw(
+    path = store.raw.write(
         "akshare",
         "stock_zh_a_hist",
         {"symbol": "600519", "token": "SECRET", "nested": {"api_key": "K", "x": 1}},
@@ -376,7 +377,7 @@ def test_raw_capture_refuses_unsafe_path_parts(
     store: LakeStore, vendor: str, endpoint: str, run_id: str
 ) -> None:
     with pytest.raises(ValueError, match="unsafe"):
-        store.write_raw(
+        store.raw.write(
             vendor, endpoint, {}, pd.DataFrame({"a": [1]}), fetched_at=INGEST, run_id=run_id, seq=0
         )
     assert not (store.root / "raw").exists() or not any((store.root / "raw").rglob("*.parquet"))
@@ -385,13 +386,13 @@ def test_raw_capture_refuses_unsafe_path_parts(
 def test_quarantine_keeps_the_batch_and_the_report(store: LakeStore) -> None:
     frame = canonical("quotes", [bar(A, "2025-06-03", 10.0, low=12.0)])
     report = {"failed": [{"expectation": "low <= close"}], "at": INGEST}
-    path = store.quarantine("quotes", "run7", frame, report)
+    path = store.quarantine.keep("quotes", "run7", frame, report)
     assert path == store.root / "quarantine/quotes/run7/batch.parquet"
     assert pq.read_table(path).num_rows == 1
     saved = json.loads((path.parent / "report.json").read_text())
     assert saved["failed"] == [{"expectation": "low <= close"}]
     assert saved["at"] == "2025-06-20T18:00:00+08:00"
-    second = store.quarantine("quotes", "run7", frame, {}, label="2025-06-04")
+    second = store.quarantine.keep("quotes", "run7", frame, {}, label="2025-06-04")
     assert second.name == "batch-2025-06-04.parquet" and path.exists()
 
 

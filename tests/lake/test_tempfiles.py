@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from pitlake.lake import tempfiles
-from pitlake.lake.store import LakeStore, atomic_write_bytes
+from pitlake.lake.parquet import atomic_write_bytes
+from pitlake.lake.store import LakeStore
 from pitlake.lake.tempfiles import _host, is_orphan, temp_path_for
 from pitlake.pipeline.resources import RunEnv
 
@@ -68,12 +69,12 @@ def test_a_writer_killed_before_its_rename_leaves_a_temp_file_the_next_run_remov
     target = tmp_path / "raw" / "tushare" / "daily" / "fetch_date=2025-06-03" / "run-9-1.parquet"
     pid = os.fork()
     if pid == 0:  # the writer: killed after the fsync, before the rename publishes the file
-        import pitlake.lake.store as store_module
+        import pitlake.lake.parquet as parquet_module
 
         def die(tmp: Path, final: Path) -> None:
             os.kill(os.getpid(), signal.SIGKILL)
 
-        store_module._publish = die  # type: ignore[assignment]
+        parquet_module._publish = die  # type: ignore[assignment]
         atomic_write_bytes(target, b"answer")
         os._exit(0)  # not reached
     _, status = os.waitpid(pid, 0)
