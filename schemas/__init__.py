@@ -37,6 +37,10 @@ BACKFILL_DATASETS: tuple[str, ...] = (
 # Datasets with a query surface of their own (the CLI's DATASET, the snapshot's `datasets`).
 QUERY_DATASETS: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.queryable)
 DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {d: s.default_chain for d, s in SCHEMAS.items()}
+# The dataset whose stored symbols are the universe per-symbol fetches ask about.
+(UNIVERSE_SOURCE,) = (d for d, s in SCHEMAS.items() if s.defines_universe)
+# Datasets whose series per symbol is kept from one vendor (the router holds a symbol to it).
+ONE_VENDOR_SERIES: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.one_vendor_per_symbol)
 
 
 def get(name: str) -> Dataset:
@@ -58,9 +62,11 @@ __all__ = [
     "DEFAULT_CHAINS",
     "LATER_STAGE",
     "NIGHTLY_DATASETS",
+    "ONE_VENDOR_SERIES",
     "QUERY_DATASETS",
     "SCHEMAS",
     "TRADE_DATE_DATASETS",
+    "UNIVERSE_SOURCE",
     "Dataset",
     "Kind",
     "Scope",

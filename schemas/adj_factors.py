@@ -22,6 +22,7 @@ SCHEMA = Dataset(
     event_time=EX_DATE_OPEN,
     default_chain=("tushare", "akshare"),
     never_empty=True,
+    one_vendor_per_symbol=True,
     row_count_floor=0.8,
     queryable=False,  # read through quotes' qfq/hfq
     quality=("positive_factor",),

@@ -101,6 +101,12 @@ class Dataset:
     # The query parameter model (pitlake.schemas.query) its surfaces are generated from;
     # None: no query of its own.
     query: type[Any] | None = None
+    # Its stored symbols are the lake's universe: what per-symbol (UNIVERSE-scope) fetches ask
+    # about when a run names no symbols (quotes).
+    defines_universe: bool = False
+    # A symbol's series is kept from one vendor: rows from another vendor are not mixed in
+    # (factor bases differ between vendors, so a mixed series would misadjust prices).
+    one_vendor_per_symbol: bool = False
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()

@@ -34,6 +34,7 @@ SCHEMA = Dataset(
     event_time=SESSION_CLOSE,
     default_chain=("tushare", "akshare"),
     never_empty=True,
+    defines_universe=True,
     row_count_floor=0.8,
     quality=("ohlc", "price_limit_close"),
     description="Unadjusted daily OHLCV; qfq/hfq are computed at read time from adj_factors.",
