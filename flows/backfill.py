@@ -10,8 +10,9 @@ from pitlake.tasks.ingest import backfill_chunk, fail_chunk, finish_run, start_r
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
+from pitlake import schemas
 from pitlake.calendar import to_date
-from pitlake.pipeline.planning import BACKFILL_DATASETS, check_datasets, chunks_for, month_chunks
+from pitlake.pipeline.planning import check_datasets, chunks_for, month_chunks
 from pitlake.pipeline.resources import EnvSpec, new_run_id, release
 from pitlake.pipeline.summary import summarize
 from pitlake.pipeline.units import UnitOutcome
@@ -19,7 +20,7 @@ from pitlake.symbols import canonical_many
 
 # Trade-dated datasets and the calendar first: the universe of per-symbol datasets
 # (statements, news) is the set of symbols the quotes brought in.
-LATER = ("financials", "news")
+LATER = schemas.LATER_STAGE
 
 
 @flow(name="backfill", task_runner=runtime.task_runner(), validate_parameters=True)
@@ -40,7 +41,7 @@ def backfill(
     corrections inside the window to old periods are present too."""
     logger = get_run_logger()
     lo, hi = to_date(start), to_date(end)
-    names = check_datasets(datasets, BACKFILL_DATASETS)
+    names = check_datasets(datasets, schemas.BACKFILL_DATASETS)
     syms = tuple(canonical_many(symbols)) or None
     spec = EnvSpec(
         lake=runtime.default_lake(lake),

@@ -11,10 +11,11 @@ from pitlake.tasks.ingest import fail_units, finish_run, ingest_unit, skip_datas
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
+from pitlake import schemas
 from pitlake.calendar import is_session, latest_closed_session, to_date
 from pitlake.pipeline.failures import chunk_failed
 from pitlake.pipeline.ledger import not_a_session
-from pitlake.pipeline.planning import NIGHTLY_DATASETS, check_datasets, nightly_units, session_waves
+from pitlake.pipeline.planning import check_datasets, nightly_units, session_waves
 from pitlake.pipeline.resources import EnvSpec, env_for, new_run_id, release
 from pitlake.pipeline.summary import summarize
 from pitlake.pipeline.units import UnitOutcome
@@ -45,7 +46,7 @@ def nightly(
     OK, NO_DATA or NOT_CONFIGURED."""
     logger = get_run_logger()
     day = to_date(trade_date) if trade_date else latest_closed_session()
-    names = check_datasets(datasets, NIGHTLY_DATASETS)
+    names = check_datasets(datasets, schemas.NIGHTLY_DATASETS)
     syms = tuple(canonical_many(symbols)) or None
     spec = EnvSpec(
         lake=runtime.default_lake(lake),

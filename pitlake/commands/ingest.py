@@ -156,13 +156,9 @@ def _run(
     verbose: bool = False,
 ) -> tuple[dict[str, Any], str]:
     # Validate before paying for Prefect's start-up.
+    from pitlake import schemas
     from pitlake.calendar import to_date
-    from pitlake.pipeline.planning import (
-        BACKFILL_DATASETS,
-        NIGHTLY_DATASETS,
-        check_datasets,
-        month_chunks,
-    )
+    from pitlake.pipeline.planning import check_datasets, month_chunks
     from pitlake.pipeline.resources import new_run_id
     from pitlake.symbols import canonical_many
     from pitlake.vendors.registry import parse_source
@@ -173,7 +169,7 @@ def _run(
         to_date(date)
     if start and end:
         month_chunks(to_date(start), to_date(end))
-    check_datasets(datasets, BACKFILL_DATASETS if start else NIGHTLY_DATASETS)
+    check_datasets(datasets, schemas.BACKFILL_DATASETS if start else schemas.NIGHTLY_DATASETS)
     check_writable_lake(lake)  # one LakeUnwritableError naming the path, before any flow
 
     run_id = new_run_id("backfill" if start else "nightly")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from pitlake import schemas
 from pitlake.calendar import now_beijing
 from pitlake.pipeline.failures import retryable, unless_retryable
 from pitlake.pipeline.ledger import record_ledger, rows_by_scope
@@ -149,9 +150,10 @@ def _write_group(
             env.catalog.record_partition_file(
                 ds, p.value, p.path, p.rows, p.sha256, run_id=env.run_id
             )
-    if ds == "adj_factors":
-        env.note_factor_owners(frame)
-    if ds == "quotes":
+    spec = schemas.get(ds)
+    if spec.one_vendor_per_symbol:
+        env.note_series_owners(ds, frame)
+    if spec.defines_universe:
         env.forget_universe()
     for i in idx:
         b, out, v = batches[i], outcomes[i], verdicts[i]

@@ -13,6 +13,7 @@ from pitlake import schemas
 from pitlake.calendar import now_beijing
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch
+from pitlake.schemas import Kind
 
 
 def _trade_days(frame: pd.DataFrame) -> set[date]:
@@ -42,7 +43,7 @@ def _context(
             env.previous_row_count(ds, expected)
             if expected
             and window is None
-            and ds in schemas.TRADE_DATE_DATASETS
+            and schemas.get(ds).kind is Kind.TRADE_DATED
             and not batch.unit.symbols
             else None
         ),

@@ -13,11 +13,8 @@ from pitlake.calendar import sessions_between
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Unit, UnitOutcome
+from pitlake.schemas import Kind
 from pitlake.statuses import RUN_DONE, SUCCESSFUL_FETCH, LedgerStatus
-
-# A whole market never has zero bars, factors or valuations on a session: an empty answer
-# means the vendor has not published the date yet.
-MARKET_NEVER_EMPTY: frozenset[str] = frozenset({"quotes", "adj_factors", "valuation"})
 
 
 def scopes(unit: Unit) -> list[str]:
@@ -25,8 +22,8 @@ def scopes(unit: Unit) -> list[str]:
 
 
 def session_keys(unit: Unit) -> list[date]:
-    """The dates a unit's ledger entries are about."""
-    if unit.trade_date is not None or unit.dataset not in schemas.TRADE_DATE_DATASETS:
+    """The dates a unit's ledger entries are about: a trade-dated window has one per session."""
+    if unit.trade_date is not None or schemas.get(unit.dataset).kind is not Kind.TRADE_DATED:
         return [unit.date_key]
     assert unit.start is not None and unit.end is not None
     return sessions_between(unit.start, unit.end)
@@ -35,8 +32,9 @@ def session_keys(unit: Unit) -> list[date]:
 def rows_by_scope(unit: Unit, frame: pd.DataFrame) -> dict[tuple[date, str], int]:
     """Row counts per (ledger date, scope) for the rows a unit brought."""
     counts: dict[tuple[date, str], int] = {}
-    date_col = schemas.get(unit.dataset).date_column
-    by_date = unit.dataset in schemas.TRADE_DATE_DATASETS and unit.trade_date is None
+    spec = schemas.get(unit.dataset)
+    date_col = spec.date_column
+    by_date = spec.kind is Kind.TRADE_DATED and unit.trade_date is None
     for d in session_keys(unit):
         part = frame
         if by_date and date_col is not None and not frame.empty:
@@ -73,7 +71,9 @@ def record_ledger(
     message: str,
 ) -> tuple[LedgerStatus, str]:
     """One ledger entry per (date, scope). On success a scope without rows is NO_DATA — or
-    NOT_READY for a whole-market dataset that is never empty on a session."""
+    NOT_READY for a whole-market dataset that is never empty on a session (an empty answer
+    means the vendor has not published the date yet)."""
+    never_empty = schemas.get(unit.dataset).never_empty
     worst, worst_msg = status, message
     for d in session_keys(unit):
         for scope in scopes(unit):
@@ -82,7 +82,7 @@ def record_ledger(
                 rows = counts.get((d, scope), 0)
                 if status in SUCCESSFUL_FETCH:
                     s = LedgerStatus.OK if rows else LedgerStatus.NO_DATA
-                    if not rows and scope == WHOLE_MARKET and unit.dataset in MARKET_NEVER_EMPTY:
+                    if not rows and scope == WHOLE_MARKET and never_empty:
                         s = LedgerStatus.NOT_READY
                         msg = f"no {unit.dataset} rows for session {d}: not published yet"
             if s not in RUN_DONE:

@@ -13,12 +13,8 @@ from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Unit
+from pitlake.schemas import Kind, Scope
 from pitlake.symbols import canonical_many
-
-NIGHTLY_DATASETS = schemas.NIGHTLY_DATASETS  # what a nightly run ingests, in order
-BACKFILL_DATASETS: tuple[str, ...] = (*NIGHTLY_DATASETS, "calendar")
-# Datasets fetched per symbol for the lake's universe (after the trade-dated ones).
-UNIVERSE_DATASETS: frozenset[str] = frozenset({"news"})
 
 
 def check_datasets(datasets: Iterable[str] | str | None, default: Sequence[str]) -> list[str]:
@@ -41,47 +37,57 @@ def check_datasets(datasets: Iterable[str] | str | None, default: Sequence[str])
 
 
 def session_waves(datasets: Sequence[str]) -> list[list[str]]:
-    """A nightly session's datasets in waves: per-symbol datasets ask about the universe,
-    which tonight's quotes extend, so they go in a second wave."""
-    first = [d for d in datasets if d not in UNIVERSE_DATASETS]
-    later = [d for d in datasets if d in UNIVERSE_DATASETS]
+    """A nightly session's datasets in waves: per-symbol datasets over the universe ask about
+    the symbols the universe dataset holds, which tonight's rows extend, so they go second."""
+    first = [d for d in datasets if schemas.get(d).scope is not Scope.UNIVERSE]
+    later = [d for d in datasets if schemas.get(d).scope is Scope.UNIVERSE]
     return [wave for wave in (first, later) if wave]
 
 
-def news_symbols(env: RunEnv, symbols: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    """Symbols whose per-symbol news feeds are asked: the run's symbols, else
-    PITLAKE_NEWS_SYMBOLS (comma-separated), else every symbol the lake holds bars for."""
+def universe_symbols(
+    env: RunEnv, dataset: str, symbols: tuple[str, ...] | None
+) -> tuple[str, ...] | None:
+    """Symbols whose per-symbol feeds are asked: the run's symbols, else
+    PITLAKE_<DATASET>_SYMBOLS (comma-separated; PITLAKE_NEWS_SYMBOLS for news), else every
+    symbol of the lake's universe (the symbols it holds bars for)."""
     if symbols:
         return symbols
-    configured = os.environ.get("PITLAKE_NEWS_SYMBOLS", "").strip()
+    configured = os.environ.get(f"PITLAKE_{dataset.upper()}_SYMBOLS", "").strip()
     if configured:
         return tuple(canonical_many(configured))
     return env.universe()
 
 
-def news_window(day: date) -> tuple[date, date]:
-    """A nightly news window: the calendar days since the previous session, through `day`,
-    so a Monday run also covers the weekend's items."""
+def published_window(day: date) -> tuple[date, date]:
+    """A nightly window of published items: the calendar days since the previous session,
+    through `day`, so a Monday run also covers the weekend's items."""
     return previous_session(day) + timedelta(days=1), day
+
+
+def _universe_unit(
+    env: RunEnv, dataset: str, day: date, lo: date, hi: date, symbols: tuple[str, ...] | None
+) -> Unit:
+    """One ledger entry for the window, the vendor asked symbol by symbol over the universe."""
+    return Unit(
+        dataset,
+        day,
+        start=lo,
+        end=hi,
+        symbols=symbols,
+        fetch_symbols=universe_symbols(env, dataset, symbols),
+    )
 
 
 def nightly_units(
     env: RunEnv, day: date, datasets: Sequence[str], symbols: tuple[str, ...] | None
 ) -> list[Unit]:
+    """One unit per dataset: a universe-scope dataset over its published window, every other
+    one for the session (statements: those announced on it)."""
     units = []
     for ds in datasets:
-        if ds == "news":
-            lo, hi = news_window(day)
-            units.append(
-                Unit(
-                    ds,
-                    day,
-                    start=lo,
-                    end=hi,
-                    symbols=symbols,
-                    fetch_symbols=news_symbols(env, symbols),
-                )
-            )
+        if schemas.get(ds).scope is Scope.UNIVERSE:
+            lo, hi = published_window(day)
+            units.append(_universe_unit(env, ds, day, lo, hi, symbols))
         else:
             units.append(Unit(ds, day, trade_date=day, symbols=symbols))
     return units
@@ -102,9 +108,9 @@ def month_chunks(start: date, end: date) -> list[tuple[date, date]]:
 
 
 def chunks_for(dataset: str, start: date, end: date) -> list[tuple[date, date]]:
-    """Month chunks, except statements: each symbol's whole history is one fetch, so the
-    window is one chunk (its ledger entry is dated at the window's end)."""
-    if dataset == "financials":
+    """Month chunks, except report-period datasets (statements): each symbol's whole history
+    is one fetch, so the window is one chunk (its ledger entry is dated at the window's end)."""
+    if schemas.get(dataset).kind is Kind.REPORT_PERIOD:
         return [(start, end)]
     return month_chunks(start, end)
 
@@ -127,17 +133,19 @@ def backfill_units(
     *,
     force: bool = False,
 ) -> list[Unit]:
-    """The units of one dataset over one chunk, minus those the ledger holds as done."""
+    """The units of one dataset over one chunk, minus those the ledger holds as done: by the
+    dataset's kind and scope."""
+    spec = schemas.get(dataset)
     scopes = list(symbols) if symbols else [WHOLE_MARKET]
-    if dataset in schemas.TRADE_DATE_DATASETS:
+    if spec.kind is Kind.TRADE_DATED:  # one unit per session
         return [
             Unit(dataset, d, trade_date=d, symbols=symbols)
             for d in sessions_between(start, end)
             if force or not _done(env, dataset, d, scopes)
         ]
-    if dataset == "financials":
-        # Each symbol's whole statement history: versions announced before `start` and
-        # corrections inside the window to old periods are then all present.
+    if spec.kind is Kind.REPORT_PERIOD:
+        # Each symbol's whole history: versions announced before `start` and corrections
+        # inside the window to old periods are then all present.
         names = symbols or env.universe()
         if not names:
             whole = Unit(dataset, end, start=start, end=end)
@@ -147,20 +155,11 @@ def backfill_units(
             for s in names
             if force or not _done(env, dataset, end, [s])
         ]
-    if dataset == "news":
+    if spec.scope is Scope.UNIVERSE:  # one window, asked symbol by symbol
         if not force and _done(env, dataset, end, scopes):
             return []
-        return [
-            Unit(
-                dataset,
-                end,
-                start=start,
-                end=end,
-                symbols=symbols,
-                fetch_symbols=news_symbols(env, symbols),
-            )
-        ]
-    if dataset == "calendar":
+        return [_universe_unit(env, dataset, end, start, end, symbols)]
+    if spec.scope is Scope.RANGE:  # one whole-market call over the window (the calendar)
         if not force and _done(env, dataset, end, [WHOLE_MARKET]):
             return []
         return [Unit(dataset, end, start=start, end=end)]

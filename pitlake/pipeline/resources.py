@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from pitlake import schemas
 from pitlake.calendar import now_beijing
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
@@ -66,10 +67,13 @@ class RunEnv:
         # replay source is already raw.
         spec = parse_source(source)
         self.capture_raw = spec.kind == "live" if capture_raw is None else capture_raw
-        self._factor_owner: dict[str, str] | None = None
+        self._owners: dict[str, dict[str, str]] = {}  # dataset → symbol → vendor
         self._universe: tuple[str, ...] | None = None
+        (held,) = schemas.ONE_VENDOR_SERIES or (None,)  # the router holds one such series
         self.router = router or build_router(
-            source, chains=chains, factor_vendor_of=self.factor_owner
+            source,
+            chains=chains,
+            factor_vendor_of=(lambda symbol: self.series_owner(held, symbol)) if held else None,
         )
         self.raw_seq = itertools.count(1)  # raw-zone file numbers, in answer order
 
@@ -87,29 +91,33 @@ class RunEnv:
         finally:
             con.close()
 
-    def factor_owner(self, symbol: str) -> str | None:
-        """The vendor that owns a symbol's stored factor series (one series, one vendor)."""
-        if self._factor_owner is None:
+    def _owners_of(self, dataset: str) -> dict[str, str]:
+        owners = self._owners.get(dataset)
+        if owners is None:
             rows = self._query(
                 "SELECT symbol, arg_max(source, known_at) FROM read_parquet(?) GROUP BY symbol",
-                "adj_factors",
+                dataset,
             )
-            self._factor_owner = {s: v for s, v in rows}
-        return self._factor_owner.get(symbol)
+            owners = self._owners[dataset] = {s: v for s, v in rows}
+        return owners
 
-    def note_factor_owners(self, frame: pd.DataFrame) -> None:
-        if self._factor_owner is None:
-            self.factor_owner("")
-        assert self._factor_owner is not None
+    def series_owner(self, dataset: str, symbol: str) -> str | None:
+        """The vendor that owns a symbol's stored series of a one-vendor-per-symbol dataset
+        (adj_factors: one series, one vendor)."""
+        return self._owners_of(dataset).get(symbol)
+
+    def note_series_owners(self, dataset: str, frame: pd.DataFrame) -> None:
+        owners = self._owners_of(dataset)
         for sym, src in zip(frame["symbol"], frame["source"], strict=True):
-            self._factor_owner.setdefault(str(sym), str(src))
+            owners.setdefault(str(sym), str(src))
 
     def universe(self) -> tuple[str, ...] | None:
-        """Symbols the lake already holds bars for: per-symbol vendors fetch these when a run
-        names no symbols."""
+        """Symbols the lake already holds rows of the universe dataset for (quotes): per-symbol
+        fetches ask about these when a run names no symbols."""
         if self._universe is None:
             rows = self._query(
-                "SELECT DISTINCT symbol FROM read_parquet(?) ORDER BY symbol", "quotes"
+                "SELECT DISTINCT symbol FROM read_parquet(?) ORDER BY symbol",
+                schemas.UNIVERSE_SOURCE,
             )
             self._universe = tuple(r[0] for r in rows)
         return self._universe or None
