@@ -150,7 +150,8 @@ def test_pitlake_installs_beside_pypi_schemas_tasks_flows_expectations(tmp_path:
         "pitlake/expectations/gate.py",
         "pitlake/tasks/__init__.py",
         "pitlake/flows/nightly.py",
-        "pitlake/api/static/dashboard.css",
+        "pitlake/serve/dashboard/static/dashboard.css",
+        "pitlake/serve/dashboard/templates/page.html.j2",
     ):
         assert inside in names
     fakes = [_fake_wheel(wheels, root) for root in OLD_ROOTS]

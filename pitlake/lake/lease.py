@@ -41,7 +41,8 @@ from sqlalchemy import BigInteger, Column, DateTime, MetaData, String, Table, se
 from sqlalchemy.engine import Connection, Engine
 
 from pitlake.errors import LakeUnwritableError
-from pitlake.lake.catalog import Catalog, partition_file_row
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.catalog_values import partition_file_row
 
 ENV_TTL = "PITLAKE_LEASE_TTL_S"
 ENV_WAIT = "PITLAKE_LEASE_WAIT_S"

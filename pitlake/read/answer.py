@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from pitlake.envelope import Result
 from pitlake.errors import LakeCorruptError
-from pitlake.lake.catalog import LedgerEntry
+from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.pit import iso_beijing
 from pitlake.read.cutoff import Ask
 from pitlake.read.status import Gap, LedgerView, gaps_meta, vendor_trace

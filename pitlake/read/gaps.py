@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from pitlake.calendar import FIRST_SESSION
-from pitlake.lake.catalog import WHOLE_MARKET, LedgerEntry
+from pitlake.lake.catalog import WHOLE_MARKET
+from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.pit import Rule, iso_beijing
 from pitlake.read import scans
 from pitlake.read.arguments import Window

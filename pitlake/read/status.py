@@ -28,7 +28,9 @@ from typing import Any
 
 from sqlalchemy import String, cast, select
 
-from pitlake.lake.catalog import WHOLE_MARKET, Catalog, LedgerEntry, ledger_table
+from pitlake.lake.catalog import WHOLE_MARKET, Catalog
+from pitlake.lake.catalog_tables import ledger_table
+from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.statuses import (
     ANSWER_GAP_ORDER,
     BENIGN_ANSWER,

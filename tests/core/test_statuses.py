@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pitlake import errors, statuses
-from pitlake.dashboard_data import STYLE_OF, worst_status
+from pitlake.serve.dashboard.styles import STYLE_OF, worst_status
 from pitlake.statuses import (
     ANSWER_GAP_ORDER,
     BENIGN_ANSWER,

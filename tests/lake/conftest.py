@@ -17,7 +17,8 @@ import pytest
 from pitlake.schemas import get as get_schema
 
 from pitlake.calendar import BEIJING
-from pitlake.lake.catalog import Catalog, resolve_url
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.catalog_engine import resolve_url
 from pitlake.lake.store import LakeStore
 from pitlake.pit import apply_known_at
 from pitlake.read.lake import Lake

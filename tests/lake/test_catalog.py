@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import text
 
 from pitlake.calendar import BEIJING
-from pitlake.lake.catalog import Catalog, resolve_url
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.catalog_engine import resolve_url
 from pitlake.statuses import LedgerStatus
 
 T0 = datetime(2025, 6, 3, 18, 30, tzinfo=BEIJING)
@@ -95,6 +96,25 @@ def test_ledger_queries_by_dataset_range_and_symbols(catalog: Catalog) -> None:
         "quotes": date(2025, 6, 4),
         "financials": date(2025, 3, 31),
     }
+
+
+def test_the_ledger_summaries_the_dashboard_reads(catalog: Catalog) -> None:
+    assert catalog.is_empty() and catalog.ledger_datasets() == set()
+    d1, d2 = date(2025, 6, 3), date(2025, 6, 4)
+    catalog.record_ledger("quotes", d1, "OK", rows=10, at=T0)
+    catalog.record_ledger("quotes", d2, "UPSTREAM_ERROR", at=T0)
+    catalog.record_ledger("financials", d2, "OK", symbol="600519.SH", rows=3, at=T0)
+    catalog.record_ledger("financials", d2, "OK", symbol="000001.SZ", rows=2, at=T0)
+    catalog.record_ledger("financials", d2, "NO_DATA", symbol="000002.SZ", at=T0)
+    assert not catalog.is_empty()
+    assert catalog.ledger_datasets() == {"quotes", "financials"}
+    assert catalog.latest_entry_dates(d1) == {"quotes": d1}
+    assert catalog.latest_entry_dates(d2) == {"quotes": d2, "financials": d2}
+    counts = sorted(catalog.symbol_entry_counts(d1, d2))
+    assert [(c.dataset, c.status, c.count, c.rows, c.example_symbol) for c in counts] == [
+        ("financials", "NO_DATA", 1, 0, "000002.SZ"),
+        ("financials", "OK", 2, 5, "000001.SZ"),
+    ]
 
 
 def test_ledger_rejects_unknown_statuses(catalog: Catalog) -> None:

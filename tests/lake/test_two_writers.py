@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, inspect
 
-from pitlake.lake.catalog import Catalog, resolve_url
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.catalog_engine import resolve_url
 from pitlake.lake.fs import ObjectChangedError, ObjectFS
 from pitlake.lake.lease import (
     AdvisoryLocks,

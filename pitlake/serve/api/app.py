@@ -165,10 +165,10 @@ def _router(service: QueryService) -> APIRouter:
 
 def _include_optional_routers(app: FastAPI, lake: Lake) -> None:
     """HOOK for routers other parts of pitlake provide. The dashboard
-    (`pitlake.api.dashboard.router`) is included when that module exists; it finds the lake
+    (`pitlake.serve.dashboard.routes.router`) is included when that module exists; it finds the lake
     as `request.app.state.lake` (also `.service`, `.catalog`, `.lake_path`)."""
     try:
-        from pitlake.api.dashboard import router as dashboard_router
+        from pitlake.serve.dashboard.routes import router as dashboard_router
     except ImportError:
         return
     app.include_router(dashboard_router)

@@ -9,7 +9,9 @@ from typing import Any
 from sqlalchemy import select
 
 from pitlake.envelope import Result
-from pitlake.lake.catalog import WHOLE_MARKET, from_storage, ledger_table
+from pitlake.lake.catalog import WHOLE_MARKET
+from pitlake.lake.catalog_tables import ledger_table
+from pitlake.lake.catalog_values import from_storage
 from pitlake.pit import iso_beijing
 from pitlake.read.lake import Lake
 from pitlake.schemas import NIGHTLY_DATASETS
@@ -25,7 +27,7 @@ def status(service: QueryService, *, as_of: str | None = None, pin: str | None =
     than $PITLAKE_STALE_SESSIONS (default 1) sessions behind, or never fetched, is `stale`
     (listed in meta.stale; `pitlake query status` then exits 3)."""
 
-    from pitlake.dashboard_data import stale_threshold
+    from pitlake.serve.dashboard.reference import stale_threshold
 
     threshold, threshold_note = stale_threshold()
 

@@ -232,7 +232,8 @@ def test_a_postgresql_catalog_is_read_in_read_only_transactions(backend: str) ->
     from sqlalchemy import create_engine
     from sqlalchemy.exc import DBAPIError
 
-    from pitlake.lake.catalog import Catalog, resolve_url
+    from pitlake.lake.catalog import Catalog
+    from pitlake.lake.catalog_engine import resolve_url
     from tests.lake.conftest import PG_URL, _with_search_path
 
     if not PG_URL:

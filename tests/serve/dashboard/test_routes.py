@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pitlake.lake.catalog import Catalog
-from tests.dashboard.conftest import RECORDED
+from tests.serve.dashboard.conftest import RECORDED
 
 A = "600519.SH"
 
@@ -206,7 +206,7 @@ def test_catalog_is_opened_on_the_lake_when_the_app_has_none(catalog, lake) -> N
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from pitlake.api.dashboard import router
+    from pitlake.serve.dashboard.routes import router
 
     planted(catalog)
     app = FastAPI()

@@ -12,7 +12,7 @@ Planted in the copy (see docs/replay-format.md):
 The ingest runs the plain functions of `pitlake.pipeline` (no Prefect), the same ones the flows
 call, so building takes seconds rather than a flow server's start-up.
 
-    python -m tests.dashboard.failure_lake DEST   # build a lake at DEST (for screenshots)
+    python -m tests.serve.dashboard.failure_lake DEST   # build a lake at DEST (for screenshots)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SAMPLE = REPO / "sample"
 START, END = date(2025, 4, 1), date(2025, 6, 30)
 

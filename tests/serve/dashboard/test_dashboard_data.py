@@ -1,4 +1,4 @@
-"""pitlake.dashboard_data on synthetic catalog facts: freshness in sessions (holidays, the
+"""pitlake.serve.dashboard (the data model) on synthetic catalog facts: freshness in sessions (holidays, the
 close, failures), the coverage grid (never-fetched cells, precedence, window datasets), pass
 rates, quarantine, runs, the reference instant and the empty lake."""
 
@@ -10,22 +10,18 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from pitlake.calendar import BEIJING, XSHG
-from pitlake.dashboard_data import (
-    DEFAULT_STALE_SESSIONS,
-    GRID_SESSIONS,
-    NEVER,
-    build_dashboard,
-    coverage,
-    failed_expectations,
-    freshness,
-    pass_rates,
-    resolve_reference,
-    stale_threshold,
-    worst_status,
-)
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import Catalog
-from tests.dashboard.conftest import NOW, RECORDED
+from pitlake.serve.dashboard.coverage import GRID_SESSIONS, coverage
+from pitlake.serve.dashboard.history import failed_expectations, pass_rates
+from pitlake.serve.dashboard.model import build_dashboard, freshness
+from pitlake.serve.dashboard.reference import (
+    DEFAULT_STALE_SESSIONS,
+    resolve_reference,
+    stale_threshold,
+)
+from pitlake.serve.dashboard.styles import NEVER, worst_status
+from tests.serve.dashboard.conftest import NOW, RECORDED
 
 A, B = "600519.SH", "000001.SZ"
 
@@ -292,7 +288,7 @@ def test_failed_expectations_are_named_and_counted(catalog: Catalog) -> None:
 
 
 def test_pass_rate_keeps_the_latest_days() -> None:
-    from pitlake.lake.catalog import ValidationRecord
+    from pitlake.lake.catalog_values import ValidationRecord
 
     start = date(2025, 1, 1)
     records = [

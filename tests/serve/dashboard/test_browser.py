@@ -1,6 +1,6 @@
 """The dashboard in a real browser: Debian chromium (/usr/bin/chromium), headless, driven by
 Playwright, against `pitlake serve` in a subprocess on a lake with injected failures
-(tests/dashboard/failure_lake.py). Checks what a person sees: the lag, the failed cells, the
+(tests/serve/dashboard/failure_lake.py). Checks what a person sees: the lag, the failed cells, the
 quarantine naming the failed expectation, no console errors, and no request leaving
 127.0.0.1. Saves a full-page screenshot under test-artifacts/ (git-ignored)."""
 
@@ -22,8 +22,8 @@ import pytest
 
 from pitlake.calendar import XSHG
 from pitlake.pit import parse_cutoff
-from tests.dashboard.conftest import ENV_KEPT_OUT
-from tests.dashboard.failure_lake import (
+from tests.serve.dashboard.conftest import ENV_KEPT_OUT
+from tests.serve.dashboard.failure_lake import (
     NOT_READY_AT,
     REJECTED_AT,
     REJECTED_EXPECTATION,

@@ -52,8 +52,8 @@ def catalog(lake: Path) -> Iterator[Catalog]:
 
 @pytest.fixture(scope="session")
 def failure_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample ingested with planted failures (tests/dashboard/failure_lake.py)."""
-    from tests.dashboard.failure_lake import build_failure_lake
+    """The sample ingested with planted failures (tests/serve/dashboard/failure_lake.py)."""
+    from tests.serve.dashboard.failure_lake import build_failure_lake
 
     with pytest.MonkeyPatch.context() as mp:
         for name in ENV_KEPT_OUT:

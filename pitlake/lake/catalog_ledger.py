@@ -1,0 +1,205 @@
+"""The fetch ledger, the source of every answer's status: per (dataset, date, symbol) the last
+fetch outcome ('*' = a whole-market fetch), and in `ledger_events` every record for history.
+A mixin of `pitlake.lake.catalog.Catalog` (which gives it `_tx`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import date, datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.engine import Connection
+
+from pitlake.calendar import to_date
+from pitlake.lake.catalog_engine import upsert
+from pitlake.lake.catalog_tables import ledger_events_table, ledger_table
+from pitlake.lake.catalog_values import LedgerEntry, from_storage, json_safe, to_utc_naive
+from pitlake.statuses import SUCCESSFUL_FETCH, LedgerStatus
+
+WHOLE_MARKET = "*"
+
+
+class SymbolEntryCount(NamedTuple):
+    """Per-symbol ledger entries of one dataset, date and status, counted."""
+
+    dataset: str
+    date_key: date
+    status: str
+    count: int
+    rows: int
+    example_symbol: str
+
+
+class LedgerRecords:
+    """Recording and reading the ledger."""
+
+    def _tx(self, *, write: bool = False) -> Iterator[Connection]:  # Catalog's
+        raise NotImplementedError
+
+    def record_ledger(
+        self,
+        dataset: str,
+        date_key: date | str,
+        status: LedgerStatus | str,
+        *,
+        symbol: str = WHOLE_MARKET,
+        rows: int = 0,
+        vendor: str | None = None,
+        trace: Iterable[Mapping[str, Any]] = (),
+        message: str = "",
+        run_id: str | None = None,
+        at: datetime | None = None,
+    ) -> LedgerEntry:
+        """Record one fetch outcome: the ledger keeps the latest per key (by `at`), the
+        events table keeps them all."""
+        status = LedgerStatus(status)
+        if rows < 0:
+            raise ValueError(f"rows must be >= 0, got {rows}")
+        values = {
+            "dataset": dataset,
+            "date_key": to_date(date_key),
+            "symbol": symbol or WHOLE_MARKET,
+            "status": status.value,
+            "row_count": int(rows),
+            "vendor": vendor,
+            "trace": json_safe(list(trace)),
+            "message": message or "",
+            "run_id": run_id,
+            "recorded_at": to_utc_naive(at),
+        }
+        with self._tx(write=True) as conn:
+            conn.execute(insert(ledger_events_table).values(**values))
+            upsert(
+                conn,
+                ledger_table,
+                values,
+                ["dataset", "date_key", "symbol"],
+                unless_newer="recorded_at",
+            )
+        return self._entry(values)
+
+    def ledger_entry(
+        self, dataset: str, date_key: date | str, symbol: str = WHOLE_MARKET
+    ) -> LedgerEntry | None:
+        t = ledger_table.c
+        stmt = select(ledger_table).where(
+            t.dataset == dataset, t.date_key == to_date(date_key), t.symbol == symbol
+        )
+        with self._tx() as conn:
+            row = conn.execute(stmt).first()
+        return self._entry(row._mapping) if row else None
+
+    def ledger_entries(
+        self,
+        dataset: str | None = None,
+        start: date | str | None = None,
+        end: date | str | None = None,
+        symbol: str | Iterable[str] | None = None,
+    ) -> list[LedgerEntry]:
+        """Latest entries, ordered by dataset, date, symbol. `symbol` may be one or several."""
+        t = ledger_table.c
+        stmt = select(ledger_table)
+        if dataset is not None:
+            stmt = stmt.where(t.dataset == dataset)
+        if start is not None:
+            stmt = stmt.where(t.date_key >= to_date(start))
+        if end is not None:
+            stmt = stmt.where(t.date_key <= to_date(end))
+        if symbol is not None:
+            symbols = [symbol] if isinstance(symbol, str) else list(symbol)
+            stmt = stmt.where(t.symbol.in_(symbols))
+        stmt = stmt.order_by(t.dataset, t.date_key, t.symbol)
+        with self._tx() as conn:
+            return [self._entry(r._mapping) for r in conn.execute(stmt)]
+
+    def ledger_history(
+        self, dataset: str, date_key: date | str, symbol: str = WHOLE_MARKET
+    ) -> list[LedgerEntry]:
+        """Every record for one key, oldest first."""
+        t = ledger_events_table.c
+        stmt = (
+            select(ledger_events_table)
+            .where(t.dataset == dataset, t.date_key == to_date(date_key), t.symbol == symbol)
+            .order_by(t.recorded_at, t.id)
+        )
+        with self._tx() as conn:
+            return [self._entry(r._mapping) for r in conn.execute(stmt)]
+
+    def latest_ok_date(
+        self,
+        dataset: str,
+        *,
+        statuses: Iterable[LedgerStatus] = SUCCESSFUL_FETCH,
+    ) -> date | None:
+        """The latest date with a successful fetch (OK or NO_DATA by default): freshness."""
+        t = ledger_table.c
+        wanted = [LedgerStatus(s).value for s in statuses]
+        stmt = select(func.max(t.date_key)).where(t.dataset == dataset, t.status.in_(wanted))
+        with self._tx() as conn:
+            return conn.execute(stmt).scalar_one_or_none()
+
+    def latest_ok_dates(self, until: date) -> dict[str, date]:
+        """Per dataset, the latest date on or before `until` with a successful fetch (OK or
+        NO_DATA) for any scope: the freshness the status endpoint and the dashboard show."""
+        t = ledger_table.c
+        ok = [s.value for s in SUCCESSFUL_FETCH]
+        stmt = (
+            select(t.dataset, func.max(t.date_key))
+            .where(t.status.in_(ok), t.date_key <= until)
+            .group_by(t.dataset)
+        )
+        with self._tx() as conn:
+            return dict(conn.execute(stmt).all())  # type: ignore[arg-type]
+
+    def latest_entry_dates(self, until: date) -> dict[str, date]:
+        """Per dataset, the latest date on or before `until` with any ledger entry, whatever
+        its status: the dataset's last attempt."""
+        t = ledger_table.c
+        stmt = (
+            select(t.dataset, func.max(t.date_key)).where(t.date_key <= until).group_by(t.dataset)
+        )
+        with self._tx() as conn:
+            return dict(conn.execute(stmt).all())  # type: ignore[arg-type]
+
+    def ledger_datasets(self) -> set[str]:
+        """Every dataset the ledger holds an entry for."""
+        with self._tx() as conn:
+            return {r[0] for r in conn.execute(select(ledger_table.c.dataset).distinct())}
+
+    def symbol_entry_counts(self, start: date, end: date) -> list[SymbolEntryCount]:
+        """The per-symbol entries (not whole-market ones) dated in [start, end], grouped by
+        dataset, date and status: how many, their rows, and one of their symbols."""
+        t = ledger_table.c
+        stmt = (
+            select(
+                t.dataset,
+                t.date_key,
+                t.status,
+                func.count(),
+                func.sum(t.row_count),
+                func.min(t.symbol),
+            )
+            .where(t.symbol != WHOLE_MARKET, t.date_key >= start, t.date_key <= end)
+            .group_by(t.dataset, t.date_key, t.status)
+        )
+        with self._tx() as conn:
+            return [
+                SymbolEntryCount(ds, d, status, int(n), int(rows or 0), example)
+                for ds, d, status, n, rows, example in conn.execute(stmt).all()
+            ]
+
+    @staticmethod
+    def _entry(m: Mapping[str, Any]) -> LedgerEntry:
+        return LedgerEntry(
+            dataset=m["dataset"],
+            date_key=m["date_key"],
+            symbol=m["symbol"],
+            status=LedgerStatus(m["status"]),
+            rows=int(m["row_count"]),
+            vendor=m["vendor"],
+            trace=list(m["trace"] or []),
+            message=m["message"] or "",
+            run_id=m["run_id"],
+            recorded_at=from_storage(m["recorded_at"]),  # type: ignore[arg-type]
+        )
