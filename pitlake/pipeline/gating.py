@@ -29,7 +29,7 @@ def _context(
     expected: date | None,
     window: tuple[date, date] | None,
 ) -> Any:
-    from pitlake.expectations.gate import RunContext
+    from pitlake.expectations.run_context import RunContext
 
     ds = batch.unit.dataset
     return RunContext(
@@ -64,7 +64,8 @@ def gate(
     dataset are validated together in one suite run, which is what makes a 20-year backfill
     affordable; a batch whose rows are not its own session (stale), or a group that fails,
     is validated on its own so the verdict — and the ledger — name exactly the bad unit."""
-    from pitlake.expectations.gate import check_alignment, validate
+    from pitlake.expectations.alignment import check_alignment
+    from pitlake.expectations.gate import validate
 
     verdicts: list[Any | None] = [None] * len(batches)
     live = [i for i, b in enumerate(batches) if b.route.ok and not b.frame.empty]
