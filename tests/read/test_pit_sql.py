@@ -20,7 +20,7 @@ from pitlake.read import sql as pit_sql
 from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW
-from tests.lake.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
+from tests.read.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
 
 LATE = "2025-12-31"
 EXPECTED_VIEWS = {
