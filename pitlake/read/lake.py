@@ -5,7 +5,7 @@ returns a row with `known_at` after the cutoff, and answers with the `Result` en
 status comes from the fetch ledger, not from a row count. `Lake.read(spec, **params)` answers
 any queryable dataset by its spec's query model (`Dataset.query`), with the reader of its kind;
 the typed methods below are that call with the model's parameters spelled out (names, order
-and defaults are the model's: tests/api/test_surfaces.py holds every surface to it).
+and defaults are the model's: tests/serve/api/test_surfaces.py holds every surface to it).
 """
 
 from __future__ import annotations
