@@ -17,40 +17,35 @@ from pitlake.pit import END_OF_DAY, rule_financials
 
 STATEMENTS = ("income", "balance", "cashflow")
 
-# canonical item → (statement, Tushare field, East Money field)
-LINE_ITEMS: dict[str, tuple[str, str, str]] = {
-    "total_revenue": ("income", "total_revenue", "TOTAL_OPERATE_INCOME"),
-    "revenue": ("income", "revenue", "OPERATE_INCOME"),
-    "operating_cost": ("income", "oper_cost", "OPERATE_COST"),
-    "operating_profit": ("income", "operate_profit", "OPERATE_PROFIT"),
-    "total_profit": ("income", "total_profit", "TOTAL_PROFIT"),
-    "income_tax": ("income", "income_tax", "INCOME_TAX"),
-    "net_profit": ("income", "n_income", "NETPROFIT"),
-    "net_profit_parent": ("income", "n_income_attr_p", "PARENT_NETPROFIT"),
-    "eps_basic": ("income", "basic_eps", "BASIC_EPS"),  # 元 per share
-    "eps_diluted": ("income", "diluted_eps", "DILUTED_EPS"),  # 元 per share
-    "total_assets": ("balance", "total_assets", "TOTAL_ASSETS"),
-    "total_liabilities": ("balance", "total_liab", "TOTAL_LIABILITIES"),
-    "equity_parent": ("balance", "total_hldr_eqy_exc_min_int", "TOTAL_PARENT_EQUITY"),
-    "total_equity": ("balance", "total_hldr_eqy_inc_min_int", "TOTAL_EQUITY"),
-    "cash": ("balance", "money_cap", "MONETARYFUNDS"),
-    "current_assets": ("balance", "total_cur_assets", "TOTAL_CURRENT_ASSETS"),
-    "current_liabilities": ("balance", "total_cur_liab", "TOTAL_CURRENT_LIAB"),
-    "net_cash_operating": ("cashflow", "n_cashflow_act", "NETCASH_OPERATE"),
-    "net_cash_investing": ("cashflow", "n_cashflow_inv_act", "NETCASH_INVEST"),
-    "net_cash_financing": ("cashflow", "n_cash_flows_fnc_act", "NETCASH_FINANCE"),
-    "net_cash_change": ("cashflow", "n_incr_cash_cash_equ", "CCE_ADD"),
+# canonical line item → its statement (元 unless noted). Which vendor field carries each is
+# the vendor package's business (pitlake/vendors/<vendor>/fields.py).
+LINE_ITEMS: dict[str, str] = {
+    "total_revenue": "income",
+    "revenue": "income",
+    "operating_cost": "income",
+    "operating_profit": "income",
+    "total_profit": "income",
+    "income_tax": "income",
+    "net_profit": "income",
+    "net_profit_parent": "income",
+    "eps_basic": "income",  # 元 per share
+    "eps_diluted": "income",  # 元 per share
+    "total_assets": "balance",
+    "total_liabilities": "balance",
+    "equity_parent": "balance",
+    "total_equity": "balance",
+    "cash": "balance",
+    "current_assets": "balance",
+    "current_liabilities": "balance",
+    "net_cash_operating": "cashflow",
+    "net_cash_investing": "cashflow",
+    "net_cash_financing": "cashflow",
+    "net_cash_change": "cashflow",
 }
 
 
 def items_for(statement: str) -> list[str]:
-    return [k for k, (st, _, _) in LINE_ITEMS.items() if st == statement]
-
-
-def vendor_map(statement: str, vendor: str) -> dict[str, str]:
-    """vendor field → canonical item, for one statement. vendor: 'tushare' | 'akshare'."""
-    idx = {"tushare": 1, "akshare": 2}[vendor]
-    return {v[idx]: k for k, v in LINE_ITEMS.items() if v[0] == statement}
+    return [k for k, st in LINE_ITEMS.items() if st == statement]
 
 
 SCHEMA = Dataset(

@@ -2,7 +2,7 @@
 
 from benchmarks.simvendor import SimMarket, SimConfig, SimClient, sim_router
 client = SimClient(SimMarket(), SimConfig(latency=0.15, quota={"daily": 500}))
-router = sim_router(client, env={...})   # pitlake's ResilientClient + TushareAdapter
+router = sim_router(client, env={...})   # pitlake's ResilientClient + the Tushare fetchers
 RunEnv(lake, run_id=..., router=router)
 """
 
@@ -28,7 +28,7 @@ def sim_router(
 ) -> Router:
     """A Router whose only vendor is the simulator, behind pitlake's own ResilientClient
     (classification, the token bucket from `env` — PITLAKE_TUSHARE_* —, tenacity retries)."""
-    from pitlake.vendors.tushare import TushareAdapter
+    from pitlake.vendors.tushare import PLUGIN
 
     limiter = RateLimiter.for_vendor(
         "tushare", env if env is not None else {"PITLAKE_TUSHARE_PER_MIN": "0"}
@@ -37,4 +37,4 @@ def sim_router(
         client, limiter, policy or RetryPolicy(), max_in_flight=max_in_flight
     )
     chains = {ds: ("tushare",) for ds in DEFAULT_CHAINS}
-    return Router({"tushare": TushareAdapter(resilient)}, chains)
+    return Router({"tushare": PLUGIN.adapter(resilient)}, chains)

@@ -190,9 +190,9 @@ class SimClient:
 
 
 def _empty(endpoint: str) -> pd.DataFrame:
-    from pitlake.vendors.tushare import REQUIRED_COLUMNS
+    from pitlake.vendors.tushare.fetch import required_columns
 
-    return pd.DataFrame(columns=list(REQUIRED_COLUMNS.get(endpoint, ("ts_code",))))
+    return pd.DataFrame(columns=list(required_columns().get(endpoint, ("ts_code",))))
 
 
 def day_of(key: tuple) -> date | None:

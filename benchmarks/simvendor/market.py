@@ -20,7 +20,9 @@ import pandas as pd
 from benchmarks.synth import make_symbols
 from pitlake.calendar import previous_session, sessions_between
 from pitlake.pit import statutory_deadline
-from pitlake.vendors.tushare import DAILY_SPECS, REQUIRED_COLUMNS
+from pitlake.vendors.tushare.fetch import required_columns
+from pitlake.vendors.tushare.fetchers.dragon_tiger import TOP_LIST
+from pitlake.vendors.tushare.fetchers.valuation import SPEC as VALUATION_SPEC
 
 EPOCH = date(1990, 1, 1)
 HISTORY_START = date(2000, 1, 1)  # symbols listed after this get a list date inside it
@@ -145,7 +147,7 @@ class SimMarket:
         float_share = np.round(total_share * (0.3 + 0.7 * _mix(self.seed, idx, 12)), 2)
         out = pd.DataFrame({"ts_code": [self.symbols[i] for i in idx], "trade_date": ymd(d)})
         out["close"] = close
-        for j, col in enumerate(DAILY_SPECS["valuation"].vendor_columns):
+        for j, col in enumerate(VALUATION_SPEC.vendor_columns):
             if col not in out.columns:
                 out[col] = np.round(50 * _mix(self.seed, idx, k, 20 + j), 4)
         out["total_share"] = total_share
@@ -178,7 +180,7 @@ class SimMarket:
                 "float_values": np.round(amount_wan * 1e6, 2),
                 "reason": "日涨幅偏离值达到7%的前5只证券",
             }
-        )[[*REQUIRED_COLUMNS["top_list"], "net_rate", "amount_rate"]]
+        )[[*required_columns()[TOP_LIST], "net_rate", "amount_rate"]]
 
     def top_inst(self, d: date) -> pd.DataFrame:
         tl = self.top_list(d)

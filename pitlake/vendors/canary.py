@@ -29,7 +29,8 @@ from pitlake.errors import (
     VendorRateLimitError,
 )
 from pitlake.vendors.base import Adapter, FetchRequest, RawResponse, VendorQuery
-from pitlake.vendors.replay import endpoint_key
+from pitlake.vendors.plugins import find
+from pitlake.vendors.replay.dialect import endpoint_key
 
 KNOWN_SYMBOL = "600519.SH"
 # Consecutive transport failures, before any answer, that make a vendor "unreachable".
@@ -37,9 +38,9 @@ UNREACHABLE_AFTER = 2
 # Statements of a listed company are in 元: total assets of any A-share are above 1亿, below
 # 100万亿 (ICBC ≈ 4.5e13), and a period's revenue above 100万, below 10万亿; a 万元 slip of a
 # large company (the default symbol) falls outside.
-# Datasets whose transform checks units (amount ÷ volume vs close; market value vs price ×
-# shares); financials get MAGNITUDES. Factors, calendars, news and seat texts have none to check.
-UNIT_CHECKED = frozenset({"quotes", "valuation"})
+# Fetchers whose transform checks units (amount ÷ volume vs close; market value vs price ×
+# shares) say so (`Fetcher.checks_units`); rows with statement items get MAGNITUDES. Factors,
+# calendars, news and seat texts have none to check.
 MAGNITUDES = {"total_assets": (1e8, 1e14), "total_revenue": (1e6, 1e13)}
 
 # Text of a transport failure (the classifier keeps the native exception's name first).
@@ -125,32 +126,22 @@ def recent_session(today: date | None = None) -> date:
 
 
 def _requests(dataset: str, session: date, symbol: str) -> list[FetchRequest]:
-    one = FetchRequest(dataset, trade_date=session, symbols=(symbol,))
-    if dataset in ("financials", "news"):  # the by-date lookups too (announcers, feeds)
-        return [one, FetchRequest(dataset, trade_date=session)]
-    return [one]
+    """The request for the known symbol, and the whole-market one: the by-date lookups
+    (announcers, feeds) are asked only without symbols; where both make the same call, it is
+    probed once."""
+    return [
+        FetchRequest(dataset, trade_date=session, symbols=(symbol,)),
+        FetchRequest(dataset, trade_date=session),
+    ]
 
 
 def _extra_queries(adapter: Adapter, session: date, symbol: str) -> list[tuple[str, VendorQuery]]:
-    """Calls an adapter makes only as fallbacks or follow-ups (AkShare's Sina and Tencent
-    bars, its dragon-tiger seats), built the way the adapter builds them."""
-    if adapter.vendor != "akshare":
+    """Calls the fetchers make only as fallbacks or follow-ups (the vendor's plugin says
+    which), built the way the fetchers build them."""
+    plugin = find(adapter.vendor)
+    if plugin is None or plugin.canary_queries is None:
         return []
-    from pitlake.symbols import to_vendor
-    from pitlake.vendors import akshare
-
-    out: list[tuple[str, VendorQuery]] = []
-    bar_query = getattr(adapter, "_bar_query", None)
-    req = FetchRequest("quotes", trade_date=session, symbols=(symbol,))
-    if callable(bar_query):
-        for endpoint in getattr(akshare, "BAR_CHAIN", ()):
-            out.append(("quotes", bar_query(endpoint, symbol, req)))
-    seats = getattr(akshare, "LHB_SEATS", None)
-    flags = list(getattr(akshare, "SEAT_FLAGS", {}) or ())
-    if seats and flags:
-        params = {"symbol": to_vendor(symbol, "bare"), "date": f"{session:%Y%m%d}"}
-        out.append(("dragon_tiger", VendorQuery(seats, {**params, "flag": flags[0]}, symbol)))
-    return out
+    return plugin.canary_queries(adapter, session, symbol)
 
 
 def probes_for(adapter: Adapter, session: date, symbol: str) -> list[tuple[str, VendorQuery]]:
@@ -214,7 +205,7 @@ def judge(adapter: Adapter, dataset: str, query: VendorQuery, session: date) -> 
     probe = Probe(adapter.vendor, query.endpoint, dataset, dict(query.params))
     start = time.perf_counter()
     try:
-        frame = adapter.extract(query)
+        frame = adapter.extract_for(dataset, query)
     except Exception as exc:
         probe.latency_ms = round((time.perf_counter() - start) * 1000, 1)
         return _failed(probe, exc)
@@ -245,9 +236,10 @@ def judge(adapter: Adapter, dataset: str, query: VendorQuery, session: date) -> 
         probe.status, probe.message = DRIFT, probe.columns
         return probe
     probe.columns = "ok"
-    if dataset == "financials":
+    fetcher = getattr(adapter, "fetchers", {}).get(dataset)
+    if any(item in rows.columns for item in MAGNITUDES):
         probe.units = _statement_units(rows)
-    elif dataset in UNIT_CHECKED:
+    elif getattr(fetcher, "checks_units", False):
         probe.units = "ok"  # the transform's own unit check passed
     probe.status = DRIFT if (probe.units or "").startswith("drift") else OK
     probe.message = f"{len(rows)} canonical rows"
@@ -341,23 +333,17 @@ def unreachable(checks: Iterable[VendorCheck]) -> bool:
 def canary_adapters(
     vendors: Iterable[str], *, timeout: float, env: Mapping[str, str] | None = None
 ) -> dict[str, tuple[Adapter, str]]:
-    """vendor → (adapter over its live client with no retries, where it is reached)."""
-    from pitlake.vendors.clients import AkshareClient, TushareClient
+    """vendor → (its fetchers over its live client with no retries, where it is reached)."""
+    from pitlake.vendors.plugins import plugin
     from pitlake.vendors.ratelimit import RateLimiter
-    from pitlake.vendors.registry import _load_adapter
     from pitlake.vendors.retry import ResilientClient, RetryPolicy
 
     once = RetryPolicy(max_attempts=1, rate_limit_attempts=1)
     out: dict[str, tuple[Adapter, str]] = {}
     for vendor in vendors:
-        if vendor == "tushare":
-            inner: Any = TushareClient(timeout=timeout, env=env)
-            where = inner.url
-        else:
-            inner, where = AkshareClient(timeout=timeout), ""
+        found = plugin(vendor)
+        inner: Any = found.client(timeout=timeout, env=env)
+        where = str(getattr(inner, "url", "") or "")
         client = ResilientClient(inner, RateLimiter.for_vendor(vendor, env), once)
-        adapter = _load_adapter(vendor)(client)
-        if hasattr(adapter, "max_parallel"):
-            adapter.max_parallel = 1
-        out[vendor] = (adapter, where)
+        out[vendor] = (found.adapter(client, max_parallel=1), where)
     return out

@@ -1,5 +1,7 @@
 """Per-vendor token buckets: stay under the vendor's quota instead of hitting it (docs/design.md §4).
 
+Each vendor's plugin brings its default rates (`VendorPlugin.rates`); nothing here names one.
+
 Tushare caps calls per endpoint per minute (≈500/min at the basic tier, ≈200/min for statements
 at 2000 points); East Money and Sina block IPs that call too fast. A `RateLimiter` holds one bucket
 shared by every endpoint of a vendor, plus an extra bucket for each endpoint with its own limit;
@@ -69,21 +71,6 @@ class RateConfig:
         return max(1.0, min(self.burst, math.floor(quota_per_min * self.margin / 2)))
 
 
-DEFAULT_MARGIN = 0.05
-# Tushare's per-endpoint quotas (≈500/min at the basic tier, 200/min for statements at 2000
-# points); the buckets run DEFAULT_MARGIN below them.
-DEFAULT_RATES: dict[str, RateConfig] = {
-    "tushare": RateConfig(
-        per_min=500,
-        burst=10,
-        endpoints={"income": 200, "balancesheet": 200, "cashflow": 200},
-        margin=DEFAULT_MARGIN,
-    ),
-    # East Money publishes no quota but blocks after bursts; AkShare is the fallback, so
-    # slow and steady (these rates are pitlake's own choice: no margin on top).
-    "akshare": RateConfig(per_min=30, burst=3),
-}
-
 # Completed calls remembered per endpoint for `RateLimiter.refused` (above any quota we meet).
 SERVED_MEMORY = 2000
 
@@ -104,7 +91,10 @@ def _env_float(env: Mapping[str, str], name: str) -> float | None:
 def rate_config(vendor: str, env: Mapping[str, str] | None = None) -> RateConfig:
     """The vendor's limits: defaults, overridden by PITLAKE_<VENDOR>_* variables."""
     env = os.environ if env is None else env
-    base = DEFAULT_RATES.get(vendor, RateConfig(per_min=60, burst=1))
+    from pitlake.vendors.plugins import find
+
+    plugin = find(vendor)
+    base = plugin.rates if plugin is not None else RateConfig(per_min=60, burst=1)
     prefix = f"PITLAKE_{vendor.upper()}_"
     per_min = _env_float(env, prefix + "PER_MIN")
     burst = _env_float(env, prefix + "BURST")

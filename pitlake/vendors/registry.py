@@ -7,12 +7,12 @@
 Every client is wrapped in a `ResilientClient` (classification, rate limit, retries), so live and
 replayed calls take the same path. Replay has no rate limit and never really waits: injected
 rate limits are retried on a virtual clock, with the same attempt and time budgets as live.
-The adapters (pitlake.vendors.tushare / .akshare) are imported only when a router is built.
+Every vendor is a plugin (pitlake.vendors.plugins): its client, rates, in-flight bound and
+fetchers come from it; nothing here names a vendor.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,16 +20,11 @@ from pathlib import Path
 
 from pitlake.errors import InvalidArgumentsError
 from pitlake.vendors.base import Adapter, VendorClient
+from pitlake.vendors.plugins import known_vendors, plugin
 from pitlake.vendors.ratelimit import RateLimiter
-from pitlake.vendors.replay import ReplaySource
+from pitlake.vendors.replay.source import ReplaySource
 from pitlake.vendors.retry import ResilientClient, RetryPolicy
-from pitlake.vendors.router import DEFAULT_CHAINS, KNOWN_VENDORS, FactorOwner, Router
-
-# vendor → "module:Class" of its adapter (written in pitlake/vendors/<vendor>.py).
-ADAPTERS: dict[str, str] = {
-    "tushare": "pitlake.vendors.tushare:TushareAdapter",
-    "akshare": "pitlake.vendors.akshare:AkshareAdapter",
-}
+from pitlake.vendors.router import DEFAULT_CHAINS, FactorOwner, Router
 
 AdapterFactory = Callable[[VendorClient], Adapter]
 
@@ -55,10 +50,11 @@ def parse_source(source: str | None) -> SourceSpec:
         return SourceSpec("replay", replay_dir=path)
     if kind == "vendors" and rest.strip():
         vendors = tuple(v.strip() for v in rest.split(",") if v.strip())
-        unknown = [v for v in vendors if v not in KNOWN_VENDORS]
+        known = known_vendors()
+        unknown = [v for v in vendors if v not in known]
         if unknown or not vendors:
             raise InvalidArgumentsError(
-                f"source {text!r}: unknown vendor(s) {unknown}; expected {', '.join(KNOWN_VENDORS)}"
+                f"source {text!r}: unknown vendor(s) {unknown}; expected {', '.join(known)}"
             )
         return SourceSpec("live", vendors=vendors)
     shown = text if len(text) <= 60 else text[:60] + "…"
@@ -68,11 +64,8 @@ def parse_source(source: str | None) -> SourceSpec:
 
 
 def _live_client(vendor: str, record_dir: str | Path | None) -> VendorClient:
-    from pitlake.vendors.clients import AkshareClient, TushareClient
-
-    if vendor == "tushare":
-        return TushareClient(record_dir=record_dir)
-    return AkshareClient(record_dir=record_dir)
+    """The vendor's own live client (its plugin says which)."""
+    return plugin(vendor).client(record_dir=record_dir)
 
 
 def build_clients(
@@ -84,7 +77,7 @@ def build_clients(
 ) -> dict[str, ResilientClient]:
     """vendor → resilient client for the source (replay clients share one ReplaySource)."""
     spec = parse_source(source)
-    vendors = spec.vendors or KNOWN_VENDORS
+    vendors = spec.vendors or known_vendors()
     if spec.kind == "replay":
         assert spec.replay_dir is not None
         replay = ReplaySource(spec.replay_dir)
@@ -105,16 +98,13 @@ def build_clients(
     }
 
 
-DEFAULT_MAX_IN_FLIGHT = {"tushare": 4, "akshare": 2}
-
-
 def max_in_flight(vendor: str, env: Mapping[str, str] | None = None) -> int:
     """Concurrent calls allowed to one vendor: PITLAKE_<VENDOR>_MAX_IN_FLIGHT, else a
     default that keeps a backfill's threads from tripping the vendor's IP blocks."""
     env = os.environ if env is None else env
     raw = env.get(f"PITLAKE_{vendor.upper()}_MAX_IN_FLIGHT", "")
     try:
-        n = int(raw) if raw.strip() else DEFAULT_MAX_IN_FLIGHT.get(vendor, 2)
+        n = int(raw) if raw.strip() else _default_in_flight(vendor)
     except ValueError:
         raise InvalidArgumentsError(
             f"PITLAKE_{vendor.upper()}_MAX_IN_FLIGHT must be an integer, got {raw!r}"
@@ -122,9 +112,16 @@ def max_in_flight(vendor: str, env: Mapping[str, str] | None = None) -> int:
     return max(1, n)
 
 
+def _default_in_flight(vendor: str) -> int:
+    from pitlake.vendors.plugins import find
+
+    found = find(vendor)
+    return found.max_in_flight if found is not None else 2
+
+
 def _load_adapter(vendor: str) -> AdapterFactory:
-    module_name, _, cls_name = ADAPTERS[vendor].partition(":")
-    return getattr(importlib.import_module(module_name), cls_name)
+    """The vendor's fetchers over a client (its plugin's adapter)."""
+    return plugin(vendor).adapter
 
 
 def build_router(

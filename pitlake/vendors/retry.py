@@ -37,7 +37,7 @@ from pitlake.errors import (
     VendorRateLimitError,
 )
 from pitlake.vendors.base import VendorClient
-from pitlake.vendors.classify import check_reply, classify, rate_quota
+from pitlake.vendors.classify import check_reply, classify
 from pitlake.vendors.ratelimit import Clock, RateLimiter, Sleep
 
 T = TypeVar("T")
@@ -184,6 +184,8 @@ class ResilientClient:
         self._in_flight = threading.BoundedSemaphore(max_in_flight) if max_in_flight else None
         self.calls = 0
         self.attempts = 0
+        # (calls, window) a refusal's text names, read by the vendor's plugin (if it has one)
+        self._quota_of = _quota_reader(self.vendor)
 
     def __repr__(self) -> str:
         return f"ResilientClient({self.inner!r})"
@@ -212,7 +214,7 @@ class ResilientClient:
                 if isinstance(err, VendorRateLimitError) and err.retryable:
                     # wait only as long as the vendor's window needs (ratelimit.py)
                     err.retry_after = self.bucket.refused(
-                        endpoint, rate_quota(err.message), err.retry_after, started=started
+                        endpoint, self._quota_of(err.message), err.retry_after, started=started
                     )
                 if err is exc:
                     raise
@@ -252,3 +254,14 @@ class ResilientClient:
                     message="" if err is None else str(err),
                 )
             )
+
+
+def _no_quota(_message: str) -> tuple[int, float] | None:
+    return None
+
+
+def _quota_reader(vendor: str) -> Callable[[str], tuple[int, float] | None]:
+    from pitlake.vendors.plugins import find
+
+    plugin = find(vendor)
+    return (plugin.quota_of if plugin is not None else None) or _no_quota

@@ -32,11 +32,12 @@ from pitlake.errors import InvalidArgumentsError, VendorError
 from pitlake.statuses import ROUTE_FAILURE_ORDER, LedgerStatus
 from pitlake.symbols import canonical
 from pitlake.vendors.base import Adapter, FetchOutcome, FetchRequest, RawResponse
+from pitlake.vendors.plugins import known_vendors
 from pitlake.vendors.retry import AttemptLog, recording
 
 log = logging.getLogger(__name__)
 
-KNOWN_VENDORS: tuple[str, ...] = ("tushare", "akshare")
+KNOWN_VENDORS: tuple[str, ...] = known_vendors()
 
 DEFAULT_CHAINS: dict[str, tuple[str, ...]] = schemas.DEFAULT_CHAINS  # from the specs
 

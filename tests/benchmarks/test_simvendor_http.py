@@ -1,7 +1,7 @@
 """pitlake's live Tushare client against the simulated vendor served on loopback HTTP.
 
 The real `TushareClient` (JSON envelope, HTTP statuses, sockets) behind pitlake's
-`ResilientClient` and `TushareAdapter`, talking to `benchmarks.simvendor.http` on 127.0.0.1.
+`ResilientClient` and the Tushare fetchers, talking to `benchmarks.simvendor.http` on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from pitlake.errors import (
 )
 from pitlake.statuses import LedgerStatus
 from pitlake.vendors.base import FetchRequest
-from pitlake.vendors.clients import TushareClient
 from pitlake.vendors.ratelimit import RateLimiter
 from pitlake.vendors.retry import ResilientClient, RetryPolicy
+from pitlake.vendors.tushare.client import TushareClient
 
 TOKEN = "test-token"
 DAY = date(2024, 6, 12)

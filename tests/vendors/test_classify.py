@@ -18,13 +18,9 @@ from pitlake.errors import (
     VendorPermissionError,
     VendorRateLimitError,
 )
-from pitlake.vendors.classify import (
-    check_reply,
-    classify,
-    classify_akshare,
-    classify_tushare,
-    tushare_message_error,
-)
+from pitlake.vendors.akshare.classify import classify_akshare
+from pitlake.vendors.classify import check_reply, classify
+from pitlake.vendors.tushare.classify import classify_tushare, tushare_message_error
 
 DOC = "权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"
 
@@ -249,7 +245,7 @@ def test_check_reply_turns_non_data_answers_into_errors():
 
 
 def test_rate_quota_reads_the_calls_and_window_a_refusal_names():
-    from pitlake.vendors.classify import rate_quota
+    from pitlake.vendors.tushare.classify import rate_quota
 
     assert rate_quota(
         "抱歉，您每分钟最多访问该接口500次，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"

@@ -20,9 +20,10 @@ from pitlake.errors import (
     VendorPermissionError,
     VendorRateLimitError,
 )
-from pitlake.vendors.clients import TUSHARE_URL, AkshareClient, TushareClient
-from pitlake.vendors.replay import ReplaySource
+from pitlake.vendors.akshare.client import AkshareClient
+from pitlake.vendors.replay.source import ReplaySource
 from pitlake.vendors.retry import ResilientClient, RetryPolicy
+from pitlake.vendors.tushare.client import TUSHARE_URL, TushareClient
 
 TOKEN = "s3cr3t-token-0123456789abcdef"
 

@@ -16,11 +16,12 @@ from pitlake.calendar import to_date
 from pitlake.errors import InvalidArgumentsError, NoMarketDataError, VendorNotConfiguredError
 from pitlake.statuses import ROUTE_FAILURE_ORDER, LedgerStatus
 from pitlake.symbols import canonical, to_vendor
+from pitlake.vendors.akshare.client import AkshareClient
 from pitlake.vendors.base import Adapter, FetchRequest, RawResponse, VendorQuery
-from pitlake.vendors.clients import AkshareClient, TushareClient
 from pitlake.vendors.registry import build_clients, build_router, parse_source
 from pitlake.vendors.retry import ResilientClient, RetryPolicy
 from pitlake.vendors.router import DEFAULT_CHAINS, Router
+from pitlake.vendors.tushare.client import TushareClient
 from tests.vendors.conftest import em_hist_row, ts_daily_row, write_error, write_table
 
 FETCHED = datetime(2025, 6, 4, 12, 0, tzinfo=timezone.utc)
@@ -462,9 +463,9 @@ def test_transient_failure_outranks_a_denial(market):
 
 def test_an_endpoint_denied_beside_one_that_served_is_named_in_the_trace():
     from pitlake.errors import VendorPermissionError
-    from pitlake.vendors.tushare import TushareAdapter
+    from pitlake.vendors.tushare import PLUGIN as TUSHARE
     from tests.vendors.stub_client import StubClient
-    from tests.vendors.tushare_fixtures import news_frame
+    from tests.vendors.tushare.fixtures import news_frame
 
     denied = VendorPermissionError("抱歉，您没有访问该接口的权限", vendor="tushare")
     stub = StubClient(
@@ -472,7 +473,7 @@ def test_an_endpoint_denied_beside_one_that_served_is_named_in_the_trace():
     )
     stub.vendor = "tushare"
     client = ResilientClient(stub, policy=RetryPolicy.no_wait())
-    router = Router({"tushare": TushareAdapter(client, news_sources=("sina",))})
+    router = Router({"tushare": TUSHARE.adapter(client, news_sources=("sina",))})
     result = router.route(FetchRequest("news", trade_date=D3), FETCHED, chain=["tushare"])
     assert result.status is LedgerStatus.OK
     (step,) = result.trace
@@ -482,15 +483,15 @@ def test_an_endpoint_denied_beside_one_that_served_is_named_in_the_trace():
 
 def test_a_denial_beside_an_empty_answer_is_no_data_naming_the_denial():
     from pitlake.errors import VendorPermissionError
-    from pitlake.vendors.tushare import TushareAdapter
+    from pitlake.vendors.tushare import PLUGIN as TUSHARE
     from tests.vendors.stub_client import StubClient
-    from tests.vendors.tushare_fixtures import news_frame
+    from tests.vendors.tushare.fixtures import news_frame
 
     denied = VendorPermissionError("抱歉，您没有访问该接口的权限", vendor="tushare")
     stub = StubClient({"news": news_frame([]), "major_news": denied})
     stub.vendor = "tushare"
     client = ResilientClient(stub, policy=RetryPolicy.no_wait())
-    router = Router({"tushare": TushareAdapter(client, news_sources=("sina",))})
+    router = Router({"tushare": TUSHARE.adapter(client, news_sources=("sina",))})
     result = router.route(FetchRequest("news", trade_date=D3), FETCHED, chain=["tushare"])
     assert result.status is LedgerStatus.NO_DATA
     assert result.trace[0]["denied"] == ["major_news"]

@@ -13,16 +13,23 @@ import logging
 import os
 from typing import Any
 
-SECRET_ENV_VARS: tuple[str, ...] = ("TUSHARE_TOKEN", "TS_TOKEN", "PITLAKE_API_TOKEN")
+API_SECRET_ENV_VARS: tuple[str, ...] = ("PITLAKE_API_TOKEN",)
 MASK = "***"
 MIN_SECRET_LEN = 6  # shorter values would mask ordinary words; no real token is that short
+
+
+def secret_env_vars() -> tuple[str, ...]:
+    """The API's own token and every vendor plugin's secret variables."""
+    from pitlake.vendors.plugins import plugins
+
+    return (*API_SECRET_ENV_VARS, *(name for p in plugins() for name in p.secret_env))
 
 
 def secrets() -> list[str]:
     """The secret values set in the environment now (read on each call: cheap, and tests
     may plant them after start-up)."""
     out = []
-    for name in SECRET_ENV_VARS:
+    for name in secret_env_vars():
         value = os.environ.get(name, "").strip()
         if len(value) >= MIN_SECRET_LEN:
             out.append(value)

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from pitlake.vendors.akshare import AkshareAdapter
-from pitlake.vendors.clients import AkshareClient
+from pitlake.vendors.akshare import PLUGIN
+from pitlake.vendors.akshare.client import AkshareClient
+from pitlake.vendors.base import VendorAdapter
 from tests.vendors.wire.http_replay import Call, HttpReplay
 
 REPLIES = Path(__file__).resolve().parent / "akshare"
@@ -45,9 +46,9 @@ def http_fixture() -> HttpReplay:
     stock_three_report_em._stock_balance_sheet_by_report_ctype_em.cache_clear()
 
 
-def live_adapter(timeout: float = 30.0) -> AkshareAdapter:
+def live_adapter(timeout: float = 30.0) -> VendorAdapter:
     """pitlake's live AkShare client (the real installed akshare) under its adapter."""
-    return AkshareAdapter(AkshareClient(timeout=timeout))
+    return PLUGIN.adapter(AkshareClient(timeout=timeout))
 
 
 def add(http: HttpReplay, function: str, kind: str, **overrides: Any) -> None:

@@ -293,8 +293,8 @@ def test_a_recorded_live_answer_replays_as_it_was_received(
 ) -> None:
     """Issue 14 item 7: what the live client records, replay gives back (same rows, same
     values), and asked for something else it answers as akshare does."""
-    from pitlake.vendors.clients import AkshareClient
-    from pitlake.vendors.replay import ReplaySource
+    from pitlake.vendors.akshare.client import AkshareClient
+    from pitlake.vendors.replay.source import ReplaySource
 
     add(http, function, "normal")
     with http.active():

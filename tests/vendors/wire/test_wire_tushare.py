@@ -1,6 +1,6 @@
 """Wire-level contract of every Tushare DataApi endpoint pitlake calls: recorded JSON replies
 (normal, empty, blocked/HTML, HTTP error page, rate limit, permission denial) served under the
-live TushareClient with only requests' transport replaced, then the TushareAdapter, asserting
+live TushareClient with only requests' transport replaced, then the Tushare fetchers, asserting
 canonical rows or the right typed error. The normal and empty replies are also read by the
 installed tushare SDK (`tushare.pro.client.DataApi`), which must build the same frame from the
 same request: when Tushare's protocol or pitlake's reading of it drifts, these tests say where.
@@ -21,7 +21,8 @@ from pitlake.errors import (
     VendorPermissionError,
     VendorRateLimitError,
 )
-from pitlake.vendors.tushare import TushareAdapter
+from pitlake.vendors.base import VendorAdapter
+from pitlake.vendors.tushare import PLUGIN as TUSHARE
 from tests.vendors.wire.http_replay import HttpReplay
 from tests.vendors.wire.tushare_wire import (
     ENDPOINTS,
@@ -35,8 +36,8 @@ from tests.vendors.wire.tushare_wire import (
 FETCHED = datetime(2025, 6, 4, 13, 0, tzinfo=timezone.utc)
 
 
-def adapter(client) -> TushareAdapter:
-    return TushareAdapter(client, news_sources=("sina",), max_parallel=1)
+def adapter(client) -> VendorAdapter:
+    return TUSHARE.adapter(client, news_sources=("sina",), max_parallel=1)
 
 
 def run(endpoint: str, kind: str, *, times: int | None = None):

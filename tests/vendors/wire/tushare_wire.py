@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from pitlake.vendors.base import FetchRequest
-from pitlake.vendors.clients import TUSHARE_URL, TushareClient
 from pitlake.vendors.ratelimit import RateLimiter
 from pitlake.vendors.retry import ResilientClient, RetryPolicy
+from pitlake.vendors.tushare.client import TUSHARE_URL, TushareClient
 from tests.vendors.wire.http_replay import Call, HttpReplay
 
 WIRE = Path(__file__).parent / "tushare"

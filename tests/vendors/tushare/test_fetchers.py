@@ -20,11 +20,13 @@ from pitlake.errors import (
     VendorRateLimitError,
 )
 from pitlake.pit import KnownAtBasis
-from pitlake.vendors import tushare
 from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.news_id import news_id, normalise_title
-from pitlake.vendors.tushare import TushareAdapter
-from tests.vendors.tushare_fixtures import (
+from pitlake.vendors.tushare import PLUGIN as TUSHARE
+from pitlake.vendors.tushare import daily, statements
+from pitlake.vendors.tushare.fetchers import financials as ts_financials
+from pitlake.vendors.tushare.fetchers import news as ts_news
+from tests.vendors.tushare.fixtures import (
     ADJ_FACTOR,
     DAILY,
     DAILY_BASIC,
@@ -50,7 +52,7 @@ def bj(*args: int) -> pd.Timestamp:
 
 def fetch(routes: dict, **req):
     client = StubClient(routes)
-    out = TushareAdapter(client).fetch(FetchRequest(**req), FETCHED)
+    out = TUSHARE.adapter(client).fetch(FetchRequest(**req), FETCHED)
     return out, client
 
 
@@ -120,14 +122,14 @@ def test_long_ranges_are_split_under_the_row_cap() -> None:
     req = FetchRequest(
         "quotes", start=date(2010, 1, 1), end=date(2025, 6, 4), symbols=("600519.SH",)
     )
-    queries = TushareAdapter(client).build_queries(req)
+    queries = TUSHARE.adapter(client).build_queries(req)
     assert len(queries) > 1
     spans = [(q.params["start_date"], q.params["end_date"]) for q in queries]
     assert spans[0][0] == "20100101" and spans[-1][1] == "20250604"
     for (_, hi), (lo, _) in itertools.pairwise(spans):  # contiguous, no overlap
         assert (pd.Timestamp(lo) - pd.Timestamp(hi)).days == 1
     for lo, hi in spans:
-        assert (pd.Timestamp(hi) - pd.Timestamp(lo)).days < tushare.RANGE_CALL_MAX_DAYS
+        assert (pd.Timestamp(hi) - pd.Timestamp(lo)).days < daily.RANGE_CALL_MAX_DAYS
 
 
 def test_quotes_range_without_symbols_calls_each_session_by_date() -> None:
@@ -287,8 +289,8 @@ def test_many_answers_normalised_together_equal_each_normalised_alone() -> None:
         answer("000001.SZ", "20250429", "20250331", 1),
     ]
     req = FetchRequest(dataset="financials", trade_date=date(2025, 4, 29))
-    together = tushare._financial_rows(req, raws)
-    alone = pd.concat([tushare._financial_rows(req, [r]) for r in raws], ignore_index=True)
+    together = statements.financial_rows(req, raws)
+    alone = pd.concat([statements.financial_rows(req, [r]) for r in raws], ignore_index=True)
     key = ["symbol", "report_period", "update_flag"]
     pd.testing.assert_frame_equal(
         together.sort_values(key).reset_index(drop=True),
@@ -387,7 +389,7 @@ def test_backfill_financials_without_symbols_scans_each_day_for_announcers() -> 
 
 def test_more_report_types_are_one_call_each() -> None:
     client = StubClient(statement_routes())
-    adapter = TushareAdapter(client, report_types=("1", "2", "4"))
+    adapter = TUSHARE.adapter(client, report_types=("1", "2", "4"))
     queries = adapter.build_queries(
         FetchRequest("financials", symbols=("600519.SH",), statement="income")
     )
@@ -423,7 +425,7 @@ def test_statement_without_a_period_column_is_schema_drift() -> None:
 def test_bad_statement_name_fails_before_any_call() -> None:
     client = StubClient(statement_routes())
     with pytest.raises(InvalidArgumentsError):
-        TushareAdapter(client).fetch(
+        TUSHARE.adapter(client).fetch(
             FetchRequest("financials", symbols=("600519.SH",), statement="profit"), FETCHED
         )
     assert client.calls == []
@@ -447,7 +449,7 @@ def test_news_calls_each_source_and_major_news_for_the_beijing_day() -> None:
     out, client = fetch(news_routes(sina), dataset="news", trade_date=D)
     window = {"start_date": "2025-06-03 00:00:00", "end_date": "2025-06-03 23:59:59"}
     assert client.calls == [
-        *(("news", {"src": s, **window}) for s in tushare.NEWS_SOURCES),
+        *(("news", {"src": s, **window}) for s in ts_news.NEWS_SOURCES),
         ("major_news", {**window, "fields": "title,content,pub_time,src"}),
     ]
     assert_canonical(out.frame, "news")
@@ -493,7 +495,7 @@ def test_same_item_in_two_feeds_is_one_row_listing_both() -> None:
 
 
 def test_a_news_answer_at_the_row_cap_is_split_in_half(monkeypatch) -> None:
-    monkeypatch.setattr(tushare, "NEWS_ROWS_PER_CALL", 2)
+    monkeypatch.setattr(ts_news, "NEWS_ROWS_PER_CALL", 2)
     calls: list[tuple[str, str]] = []
 
     def sina(src, start_date, end_date):
@@ -511,7 +513,7 @@ def test_a_news_answer_at_the_row_cap_is_split_in_half(monkeypatch) -> None:
         )
 
     client = StubClient({"news": sina, "major_news": news_routes(news_frame([]))["major_news"]})
-    adapter = TushareAdapter(client, news_sources=("sina",))
+    adapter = TUSHARE.adapter(client, news_sources=("sina",))
     out = adapter.fetch(FetchRequest("news", trade_date=D), FETCHED)
     assert calls == [
         ("2025-06-03 00:00:00", "2025-06-03 23:59:59"),
@@ -522,7 +524,7 @@ def test_a_news_answer_at_the_row_cap_is_split_in_half(monkeypatch) -> None:
 
 
 def test_a_major_news_answer_at_its_400_row_cap_is_split_in_half(monkeypatch) -> None:
-    monkeypatch.setattr(tushare, "MAJOR_NEWS_ROWS_PER_CALL", 2)
+    monkeypatch.setattr(ts_news, "MAJOR_NEWS_ROWS_PER_CALL", 2)
     calls: list[dict] = []
 
     def major(**params):
@@ -539,7 +541,7 @@ def test_a_major_news_answer_at_its_400_row_cap_is_split_in_half(monkeypatch) ->
         )
 
     client = StubClient({"news": news_frame([]), "major_news": major})
-    out = TushareAdapter(client, news_sources=("sina",)).fetch(
+    out = TUSHARE.adapter(client, news_sources=("sina",)).fetch(
         FetchRequest("news", trade_date=D), FETCHED
     )
     assert [(c["start_date"], c["end_date"]) for c in calls] == [
@@ -547,7 +549,7 @@ def test_a_major_news_answer_at_its_400_row_cap_is_split_in_half(monkeypatch) ->
         ("2025-06-03 00:00:00", "2025-06-03 11:59:59"),
         ("2025-06-03 12:00:00", "2025-06-03 23:59:59"),
     ]
-    assert all(c["fields"] == tushare.MAJOR_NEWS_FIELDS for c in calls)
+    assert all(c["fields"] == ts_news.MAJOR_NEWS_FIELDS for c in calls)
     assert sorted(out.frame["title"]) == sorted(["早间一", "早间二", "晚间"])
 
 
@@ -761,7 +763,7 @@ def test_codes_that_are_not_a_shares_are_dropped() -> None:
 
 
 def test_the_adapter_serves_every_dataset() -> None:
-    adapter = TushareAdapter(StubClient({}))
+    adapter = TUSHARE.adapter(StubClient({}))
     assert adapter.vendor == "tushare"
     assert all(adapter.supports(d) for d in schemas.DATASETS)
 
@@ -778,8 +780,6 @@ def test_statement_calls_of_one_stage_run_concurrently_in_order() -> None:
     them), and the canonical rows come out the same as one call at a time."""
     import threading
     import time as _time
-
-    from pitlake.vendors.tushare import TushareAdapter as _Adapter
 
     class Slow:
         vendor = "tushare"
@@ -800,9 +800,11 @@ def test_statement_calls_of_one_stage_run_concurrently_in_order() -> None:
                     self.now -= 1
 
     req = FetchRequest("financials", trade_date=date(2025, 4, 29))
-    serial = _Adapter(StubClient(_announcer_routes()), max_parallel=1).fetch(req, FETCHED).frame
+    serial = (
+        TUSHARE.adapter(StubClient(_announcer_routes()), max_parallel=1).fetch(req, FETCHED).frame
+    )
     slow = Slow(StubClient(_announcer_routes()))
-    parallel = _Adapter(slow, max_parallel=4).fetch(req, FETCHED).frame
+    parallel = TUSHARE.adapter(slow, max_parallel=4).fetch(req, FETCHED).frame
     assert slow.peak > 1
     pd.testing.assert_frame_equal(serial, parallel)
 
@@ -815,7 +817,7 @@ def _sim_financials(monkeypatch, batch: int, corrupt: str | None = None):
     order), normalised in early batches of `batch` answers."""
     from benchmarks.simvendor import SimClient, SimMarket
 
-    monkeypatch.setattr(tushare, "STATEMENT_BATCH", batch)
+    monkeypatch.setattr(ts_financials, "STATEMENT_BATCH", batch)
     sim = SimClient(SimMarket(n_symbols=400))
 
     class Corrupting:
@@ -828,7 +830,7 @@ def _sim_financials(monkeypatch, batch: int, corrupt: str | None = None):
                 frame.loc[frame.index[0], "end_date"] = "20250415"
             return frame
 
-    adapter = TushareAdapter(Corrupting(), max_parallel=4)
+    adapter = TUSHARE.adapter(Corrupting(), max_parallel=4)
     return adapter.fetch(FetchRequest("financials", trade_date=date(2025, 4, 28)), FETCHED)
 
 

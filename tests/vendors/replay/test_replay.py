@@ -17,10 +17,12 @@ from pitlake.errors import (
     VendorPermissionError,
     VendorRateLimitError,
 )
-from pitlake.vendors.akshare import AkshareAdapter
+from pitlake.vendors.akshare import PLUGIN as AKSHARE
 from pitlake.vendors.base import FetchRequest
-from pitlake.vendors.clients import Recorder
-from pitlake.vendors.replay import ReplaySource, date_int, endpoint_key, tags_for
+from pitlake.vendors.replay.dialect import endpoint_key, tags_for
+from pitlake.vendors.replay.filters import date_int
+from pitlake.vendors.replay.recording import Recorder
+from pitlake.vendors.replay.source import ReplaySource
 from tests.vendors.conftest import em_hist_row, ts_daily_row, write_error, write_table
 
 TS_RATE = "抱歉，您每分钟最多访问该接口500次，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"
@@ -576,7 +578,7 @@ def test_call_count(market):
 
 # ---------------------------------------------------------------- the sample's empty answers
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample"
 FETCHED = datetime(2025, 6, 10, 12, 0, tzinfo=UTC)
 
 
@@ -584,20 +586,20 @@ def test_sample_monday_without_notices_scans_four_empty_days_to_no_data() -> Non
     """2025-06-09: nothing announced Friday to Monday; each day's list raises KeyError('代码')
     as akshare does, read as no data for that day, and the fetch is NO_DATA."""
     source = ReplaySource(SAMPLE)
-    adapter = AkshareAdapter(source.client("akshare"))
+    adapter = AKSHARE.adapter(source.client("akshare"))
     with pytest.raises(NoMarketDataError):
         adapter.fetch(FetchRequest("financials", trade_date=date(2025, 6, 9)), FETCHED)
     assert source.call_count("akshare", "stock_notice_report") == 4
 
 
 def test_sample_notice_lists_replay_by_category_with_east_money_column_names() -> None:
-    adapter = AkshareAdapter(ReplaySource(SAMPLE).client("akshare"))
+    adapter = AKSHARE.adapter(ReplaySource(SAMPLE).client("akshare"))
     out = adapter.fetch(FetchRequest("financials", trade_date=date(2025, 6, 10)), FETCHED).frame
     assert set(out["symbol"]) == {"688981.SH"}  # the Q1 correction (定期报告更正)
 
 
 def test_sample_symbol_without_news_hits_leaves_the_others() -> None:
-    adapter = AkshareAdapter(ReplaySource(SAMPLE).client("akshare"))
+    adapter = AKSHARE.adapter(ReplaySource(SAMPLE).client("akshare"))
     req = FetchRequest(
         "news", start=date(2025, 6, 2), end=date(2025, 6, 6), symbols=("920099.BJ", "600519.SH")
     )

@@ -8,7 +8,6 @@ from datetime import UTC, date, datetime
 
 import pandas as pd
 import pytest
-from pitlake.schemas.financials import LINE_ITEMS
 
 from pitlake import schemas
 from pitlake.errors import (
@@ -18,21 +17,15 @@ from pitlake.errors import (
     VendorNotConfiguredError,
     VendorRateLimitError,
 )
-from pitlake.vendors.akshare import (
-    EM_BARS,
-    GLOBAL_NEWS,
-    LHB_DETAIL,
-    LHB_SEATS,
-    NOTICE_LIST,
-    SINA_BARS,
-    STOCK_NEWS,
-    TENCENT_BARS,
-    AkshareAdapter,
-    news_source,
-)
+from pitlake.vendors.akshare import PLUGIN as AKSHARE
+from pitlake.vendors.akshare.fetchers.dragon_tiger import LHB_DETAIL, LHB_SEATS
+from pitlake.vendors.akshare.fetchers.financials import NOTICE_LIST
+from pitlake.vendors.akshare.fetchers.news import GLOBAL_NEWS, STOCK_NEWS, news_source
+from pitlake.vendors.akshare.fetchers.quotes import EM_BARS, SINA_BARS, TENCENT_BARS
+from pitlake.vendors.akshare.fields import LINE_ITEM_FIELDS
 from pitlake.vendors.base import FetchRequest
 from pitlake.vendors.news_id import news_id
-from tests.vendors.akshare_fixtures import (
+from tests.vendors.akshare.fixtures import (
     EM_NO_DATA,
     StubClient,
     em_bars,
@@ -59,7 +52,7 @@ def bj(s: str) -> pd.Timestamp:
 
 def fetch(routes: dict, **req):
     client = StubClient(routes)
-    out = AkshareAdapter(client).fetch(FetchRequest(**req), FETCHED_AT)
+    out = AKSHARE.adapter(client).fetch(FetchRequest(**req), FETCHED_AT)
     return out, client
 
 
@@ -369,8 +362,8 @@ def test_financials_contract_known_at_and_revision_basis():
     assert q3["ann_date"] == date(2024, 10, 26) and q3["revision_date"] == date(2025, 3, 15)
     assert q3["known_at_basis"] == "revision"  # invisible before the update date
     assert q3["known_at"] == bj("2025-03-15 23:59:59.999999")
-    # canonical items through schemas.financials.LINE_ITEMS
-    assert LINE_ITEMS["revenue"][2] == "OPERATE_INCOME"
+    # canonical items through the vendor's field aliases
+    assert LINE_ITEM_FIELDS["revenue"] == "OPERATE_INCOME"
     assert annual["revenue"] == 1.7e11 and annual["total_revenue"] == 1.74e11
     assert annual["net_profit_parent"] == 8.6e10 and annual["eps_basic"] == 68.64
     assert math.isnan(annual["total_assets"])  # a balance item, not in this statement
@@ -694,7 +687,7 @@ def test_calendar_never_calls_unlisted_future_days_closed():
 
 
 def test_valuation_is_not_offered():
-    adapter = AkshareAdapter(StubClient({}))
+    adapter = AKSHARE.adapter(StubClient({}))
     assert not adapter.supports("valuation")
     assert adapter.supports("quotes") and adapter.supports("dragon_tiger")
     with pytest.raises(VendorNotConfiguredError):

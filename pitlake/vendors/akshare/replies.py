@@ -35,7 +35,7 @@ from pitlake.errors import (
     VendorError,
     VendorRateLimitError,
 )
-from pitlake.vendors.classify import classify
+from pitlake.vendors.akshare.classify import classify_akshare
 
 VENDOR = "akshare"
 _NONE_SUBSCRIPT = "'NoneType' object is not subscriptable"
@@ -250,7 +250,7 @@ def classify_failure(endpoint: str, exc: BaseException) -> PitlakeError:
     classifier's VendorError, its message naming the field, the function and the akshare line.
     Everything else → `classify` unchanged."""
     if isinstance(exc, PitlakeError):
-        return classify(VENDOR, exc, endpoint=endpoint)
+        return classify_akshare(exc, endpoint=endpoint)
     frames = _akshare_frames(exc)
     transport = isinstance(exc, OSError) and not isinstance(exc, ValueError)
     if frames and not transport:  # the parser met a reply: was it an HTTP error page?
@@ -263,7 +263,7 @@ def classify_failure(endpoint: str, exc: BaseException) -> PitlakeError:
             vendor=VENDOR,
             endpoint=endpoint,
         )
-    err = classify(VENDOR, exc, endpoint=endpoint)
+    err = classify_akshare(exc, endpoint=endpoint)
     if frames and isinstance(exc, SyntaxError):  # akshare eval()s Sina's object literals
         return VendorError(
             f"unreadable reply ({type(exc).__name__}): {endpoint} at {_where(frames)}",

@@ -1,0 +1,1 @@
+"""AkShare's fetchers, one module per dataset (each defines `FETCHER`)."""

@@ -1,0 +1,1 @@
+"""Tushare's fetchers, one module per dataset (each defines `FETCHER`)."""
