@@ -1,7 +1,8 @@
 """Financial statements, one row per version of (symbol, statement, report_period, report_type).
 
-Canonical line items (snake_case, 元 unless noted) are mapped from each vendor's fields here and
-only here. Vendor fields outside the canonical set are kept in `extra` (a JSON object).
+Canonical line items (snake_case, 元 unless noted) are defined here; each vendor package maps
+its fields to them (pitlake/vendors/<vendor>/fields.py). Vendor fields outside the canonical set
+are kept in `extra` (a JSON object).
 `report_type` uses Tushare's codes ('1' = consolidated, '2' = single quarter, …); East Money
 `*_by_report_em` statements are consolidated cumulative, so they are '1'.
 """

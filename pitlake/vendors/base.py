@@ -95,7 +95,7 @@ class FetchRequest:
 
     def __post_init__(self) -> None:
         if self.trade_date is None and (self.start is None or self.end is None):
-            if self.dataset not in ("financials", "calendar", "news"):
+            if _needs_dates(self.dataset):
                 raise InvalidArgumentsError(
                     f"{self.dataset}: give trade_date, or both start and end"
                 )
@@ -109,6 +109,15 @@ class FetchRequest:
     @property
     def last_day(self) -> date | None:
         return self.trade_date or self.end
+
+
+def _needs_dates(dataset: str) -> bool:
+    """A whole-market-by-date dataset is fetched for sessions: its request names them. (An
+    unknown dataset is the router's to refuse.)"""
+    from pitlake.schemas import SCHEMAS, Scope
+
+    spec = SCHEMAS.get(dataset)
+    return spec is None or spec.scope is Scope.MARKET_BY_DATE
 
 
 @dataclass(frozen=True)
