@@ -86,7 +86,7 @@ def parse_dates(values: pd.Series, *, vendor: str, endpoint: str, column: str) -
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     distinct = pd.Series(uniques, dtype=object)
     text = distinct.map(_date_text)
-    eight = text.map(lambda t: t is None or (len(t) == 8 and t.isdigit()))
+    eight = text.map(lambda t: not isinstance(t, str) or (len(t) == 8 and t.isdigit()))
     parsed = pd.to_datetime(text.where(eight), format="%Y%m%d", errors="coerce")
     bad = text.notna() & parsed.isna()
     if bad.any():  # uniques come in order of appearance: this is the first bad row's value
