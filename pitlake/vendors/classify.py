@@ -95,14 +95,10 @@ def check_reply(vendor: str, endpoint: str, frame: object) -> pd.DataFrame:
         return_type = "None" if frame is None else type(frame).__name__
         raise VendorError(f"expected a table, got {return_type}", retryable=False, **kw)
     if len(frame.columns) == 0:
-        plugin = _plugin(vendor)
+        from pitlake.vendors.plugins import find
+
+        plugin = find(vendor)
         if plugin is not None and plugin.columnless_is_no_rows:
             raise NoMarketDataError("no data (the vendor answered a frame with no columns)", **kw)
         raise VendorError("reply without fields", retryable=True, **kw)
     return frame
-
-
-def _plugin(vendor: str):
-    from pitlake.vendors.plugins import find
-
-    return find(vendor)
