@@ -576,11 +576,15 @@ def statement_versions(iss: Issuer) -> dict[str, list[Version]]:
     return out
 
 
-# Field names: canonical → (Tushare, East Money); the canonical part comes from schemas/.
+# Field names: canonical → (Tushare, East Money); the canonical items come from schemas/, each
+# vendor's field for them from its package (pitlake/vendors/<vendor>/fields.py).
 def _line_item_names() -> dict[str, tuple[str, str]]:
     from pitlake.schemas.financials import LINE_ITEMS
 
-    return {k: (ts, em) for k, (_, ts, em) in LINE_ITEMS.items()}
+    from pitlake.vendors.akshare.fields import LINE_ITEM_FIELDS as EM
+    from pitlake.vendors.tushare.fields import LINE_ITEM_FIELDS as TS
+
+    return {k: (TS[k], EM[k]) for k in LINE_ITEMS}
 
 
 EXTRA_NAMES = {

@@ -19,6 +19,8 @@ from pitlake.schemas.financials import LINE_ITEMS
 
 from pitlake.calendar import is_session, previous_session, sessions_between
 from pitlake.symbols import parse
+from pitlake.vendors.akshare.fields import LINE_ITEM_FIELDS as EM_FIELDS
+from pitlake.vendors.tushare.fields import LINE_ITEM_FIELDS as TS_FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample"
@@ -360,7 +362,7 @@ def test_statement_columns_periods_and_units(statement):
         "update_flag",
     ]
     assert set(keys) <= set(ts.columns)
-    items = [(t, e) for st, t, e in LINE_ITEMS.values() if st == statement]
+    items = [(TS_FIELDS[k], EM_FIELDS[k]) for k, st in LINE_ITEMS.items() if st == statement]
     assert {t for t, _ in items} <= set(ts.columns)
     assert {e for _, e in items} <= set(em.columns)
     assert len(set(ts.columns) - set(keys) - {t for t, _ in items}) >= 2  # extra vendor fields
