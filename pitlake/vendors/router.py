@@ -11,7 +11,8 @@ Rules (docs/design.md §4):
 - Nobody served: all vendors that answered said "no rows" → NO_DATA; if any vendor *failed*, the
   status is a failure, never NO_DATA, chosen by `ROUTE_FAILURE_ORDER`; nothing configured →
   NOT_CONFIGURED.
-- adj_factors: one symbol's factor series comes from one vendor. With `factor_vendor_of`, rows
+- One vendor per symbol (the spec's `one_vendor_per_symbol`: adj_factors, whose factor bases
+  differ between vendors). With `factor_vendor_of`, rows
   for symbols whose series another vendor owns are dropped and reported (`RouteResult.dropped`),
   never mixed; the caller can fetch those with `chain=[owner]`.
 The router never raises on vendor errors: every outcome is in the result and its trace.
@@ -287,8 +288,13 @@ class Router:
     def _own_factors(
         self, req: FetchRequest, vendor: str, frame: pd.DataFrame
     ) -> tuple[pd.DataFrame, dict[str, str]]:
-        """Drop adj_factors rows of symbols whose series another vendor already owns."""
-        if req.dataset != "adj_factors" or self.factor_vendor_of is None or frame.empty:
+        """Drop rows of symbols whose series another vendor already owns (a dataset whose spec
+        keeps one vendor per symbol: factor bases differ between vendors)."""
+        if (
+            not schemas.get(req.dataset).one_vendor_per_symbol
+            or self.factor_vendor_of is None
+            or frame.empty
+        ):
             return frame, {}
         dropped: dict[str, str] = {}
         for symbol in frame["symbol"].dropna().unique():
@@ -297,7 +303,8 @@ class Router:
                 dropped[str(symbol)] = owner
         if dropped:
             log.warning(
-                "adj_factors from %s: dropped %d symbol(s) owned by another vendor",
+                "%s from %s: dropped %d symbol(s) owned by another vendor",
+                req.dataset,
                 vendor,
                 len(dropped),
             )
