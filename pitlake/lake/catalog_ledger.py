@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import date, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, insert, select
-from sqlalchemy.engine import Connection
+from sqlalchemy import String, cast, func, insert, select
+from sqlalchemy.engine import Connection, Engine
 
 from pitlake.calendar import to_date
 from pitlake.lake.catalog_engine import upsert
@@ -33,6 +33,8 @@ class SymbolEntryCount(NamedTuple):
 
 class LedgerRecords:
     """Recording and reading the ledger."""
+
+    engine: Engine  # Catalog's
 
     def _tx(self, *, write: bool = False) -> Iterator[Connection]:  # Catalog's
         raise NotImplementedError
@@ -151,6 +153,30 @@ class LedgerRecords:
         )
         with self._tx() as conn:
             return dict(conn.execute(stmt).all())  # type: ignore[arg-type]
+
+    def ledger_rows(
+        self, dataset: str, start: date, end: date, symbols: Iterable[str] | None = None
+    ) -> list[tuple[Any, ...]]:
+        """A dataset's latest entries over [start, end] as plain rows, ordered by date and
+        symbol: (date_key, symbol, status, row_count, vendor, message, run_id, recorded_at as
+        stored, trace as JSON text). For the gap analysis, which builds a LedgerEntry only for
+        the rows an answer shows (`from_row`). `symbols` None: every scope."""
+        t = ledger_table.c
+        stmt = select(
+            t.date_key,
+            t.symbol,
+            t.status,
+            t.row_count,
+            t.vendor,
+            t.message,
+            t.run_id,
+            t.recorded_at,
+            cast(t.trace, String).label("trace_text"),
+        ).where(t.dataset == dataset, t.date_key >= start, t.date_key <= end)
+        if symbols is not None:
+            stmt = stmt.where(t.symbol.in_(list(symbols)))
+        with self.engine.connect() as conn:  # one read, no transaction to begin
+            return [tuple(r) for r in conn.execute(stmt.order_by(t.date_key, t.symbol)).all()]
 
     def latest_entry_dates(self, until: date) -> dict[str, date]:
         """Per dataset, the latest date on or before `until` with any ledger entry, whatever

@@ -26,10 +26,7 @@ from dataclasses import dataclass
 from datetime import date, timezone
 from typing import Any
 
-from sqlalchemy import String, cast, select
-
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
-from pitlake.lake.catalog_tables import ledger_table
 from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.statuses import (
     ANSWER_GAP_ORDER,
@@ -218,22 +215,7 @@ def read_ledger(
     shows it. A five-year range holds ~1,200 entries per scope; building and decoding each
     was most of the read of a symbol with no rows (issue 13 item 11). `symbols` None: every
     symbol (a whole-market question)."""
-    t = ledger_table.c
-    stmt = select(
-        t.date_key,
-        t.symbol,
-        t.status,
-        t.row_count,
-        t.vendor,
-        t.message,
-        t.run_id,
-        t.recorded_at,
-        cast(t.trace, String).label("trace_text"),
-    ).where(t.dataset == dataset, t.date_key >= start, t.date_key <= end)
-    if symbols is not None:
-        stmt = stmt.where(t.symbol.in_(symbols))
-    with catalog.engine.connect() as conn:
-        rows = [tuple(r) for r in conn.execute(stmt.order_by(t.date_key, t.symbol)).all()]
+    rows = catalog.ledger_rows(dataset, start, end, symbols)
     traces = {(r[0], r[1]): r[8] for r in rows if r[8] and r[8] != "[]"}
     return LedgerView(rows, dataset, traces)
 

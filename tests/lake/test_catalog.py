@@ -117,6 +117,30 @@ def test_the_ledger_summaries_the_dashboard_reads(catalog: Catalog) -> None:
     ]
 
 
+def test_ledger_rows_are_the_latest_entries_as_plain_rows(catalog: Catalog) -> None:
+    d = date(2025, 6, 3)
+    catalog.record_ledger("quotes", d, "NOT_READY", at=T0)
+    trace = [{"vendor": "tushare", "outcome": "OK"}]
+    catalog.record_ledger(
+        "quotes",
+        d,
+        "OK",
+        rows=7,
+        vendor="tushare",
+        trace=trace,
+        run_id="r",
+        at=T0 + timedelta(hours=1),
+    )
+    catalog.record_ledger("quotes", d, "OK", symbol="600519.SH", rows=1, at=T0)
+    rows = catalog.ledger_rows("quotes", d, d)
+    assert [r[:7] for r in rows] == [
+        (d, "*", "OK", 7, "tushare", "", "r"),
+        (d, "600519.SH", "OK", 1, None, "", None),
+    ]
+    assert "tushare" in rows[0][8]
+    assert [r[1] for r in catalog.ledger_rows("quotes", d, d, ["600519.SH"])] == ["600519.SH"]
+
+
 def test_ledger_rejects_unknown_statuses(catalog: Catalog) -> None:
     with pytest.raises(ValueError):
         catalog.record_ledger("quotes", "2025-06-03", "FINE")

@@ -6,12 +6,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from sqlalchemy import select
-
 from pitlake.envelope import Result
 from pitlake.lake.catalog import WHOLE_MARKET
-from pitlake.lake.catalog_tables import ledger_table
-from pitlake.lake.catalog_values import from_storage
 from pitlake.pit import iso_beijing
 from pitlake.read.lake import Lake
 from pitlake.schemas import NIGHTLY_DATASETS
@@ -81,15 +77,9 @@ def _freshness(service: QueryService, latest: date, lake: Lake) -> list[dict[str
     The ledger as it stands now, like every data answer: a backfill run later counts for
     earlier as-ofs, because the data endpoints serve its rows for them too (docs/design.md §10:
     a backfill queried as of D equals what a nightly run on D would have served)."""
-    t = ledger_table.c
     latest_ok = service.catalog.latest_ok_dates(latest)
-    with service.catalog.engine.connect() as conn:
-        on_latest = conn.execute(
-            select(t.dataset, t.status, t.recorded_at, t.message).where(
-                t.date_key == latest, t.symbol == WHOLE_MARKET
-            )
-        ).all()
-    last_on_latest = {r.dataset: r for r in on_latest}
+    on_latest = service.catalog.ledger_entries(start=latest, end=latest, symbol=WHOLE_MARKET)
+    last_on_latest = {e.dataset: e for e in on_latest}
     rows = []
     for dataset in FRESHNESS_DATASETS:
         ok_date = latest_ok.get(dataset)
@@ -107,9 +97,7 @@ def _freshness(service: QueryService, latest: date, lake: Lake) -> list[dict[str
                 "lag_sessions": lag,
                 "fresh": lag == 0,
                 "latest_session_status": str(LedgerStatus(last.status)) if last else None,
-                "latest_session_recorded_at": (
-                    iso_beijing(from_storage(last.recorded_at)) if last else None
-                ),
+                "latest_session_recorded_at": (iso_beijing(last.recorded_at) if last else None),
                 "latest_session_message": last.message if last else None,
             }
         )
