@@ -1,0 +1,1 @@
+"""Baostock fetchers, one module per dataset (each defines FETCHER)."""

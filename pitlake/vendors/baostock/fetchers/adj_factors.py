@@ -1,0 +1,89 @@
+"""Baostock adjustment factors → adj_factors, per symbol (docs/vendor-reference.md, Baostock
+§B.2).
+
+`query_adjust_factor(code, start_date, end_date)` answers one row per ex-date
+(dividOperateDate) inside the dates. Its backAdjustFactor is cumulative since listing
+(hfq = raw × factor: the dataset's meaning, no conversion); foreAdjustFactor is relative to the
+latest ex-date and is not used. The history is asked from the first session, so the factor in
+force on the window's first session is known: the latest ex-date ≤ t, one row per session.
+Sessions before the first ex-date Baostock lists are left out (unknown, not assumed 1).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pandas as pd
+
+from pitlake.calendar import sessions_between
+from pitlake.vendors.baostock.fetch import (
+    VENDOR,
+    BaostockFetcher,
+    bs_code,
+    bs_date,
+    concat,
+    per_symbol,
+    require,
+    window,
+)
+from pitlake.vendors.baostock.fields import FACTOR_DATE, FACTOR_HISTORY_START, FACTOR_VALUE
+from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.parsing import garbled, parse_numbers, parse_required_dates
+
+ENDPOINT = "query_adjust_factor"
+
+
+def factors(req: FetchRequest, raw: RawResponse) -> pd.DataFrame:
+    frame = require(raw.frame, (FACTOR_DATE, FACTOR_VALUE), ENDPOINT)
+    kw = {"vendor": VENDOR, "endpoint": ENDPOINT}
+    points = pd.DataFrame(
+        {
+            "date": parse_required_dates(frame[FACTOR_DATE], column=FACTOR_DATE, **kw),
+            "factor": parse_numbers(frame[FACTOR_VALUE], column=FACTOR_VALUE, **kw),
+        }
+    )
+    bad = points["factor"].isna() | (points["factor"] <= 0)
+    if bad.any():
+        raise garbled(f"unusable {FACTOR_VALUE} {frame[FACTOR_VALUE][bad].iloc[0]!r}", **kw)
+    points = points.sort_values("date", kind="stable").drop_duplicates("date", keep="last")
+    first, last = window(req)
+    sessions = sessions_between(first, last)
+    if not sessions or points.empty:
+        return pd.DataFrame()
+    days = pd.DataFrame({"day": pd.to_datetime(pd.Series(sessions))})
+    points["day"] = pd.to_datetime(points["date"])
+    joined = pd.merge_asof(days, points[["day", "factor"]], on="day", direction="backward")
+    joined = joined[joined["factor"].notna()]
+    return pd.DataFrame(
+        {
+            "symbol": raw.query.symbol,
+            "trade_date": joined["day"].dt.date.to_numpy(),
+            "adj_factor": joined["factor"].to_numpy(dtype="float64"),
+        }
+    )
+
+
+class AdjFactorsFetcher(BaostockFetcher):
+    dataset = "adj_factors"
+    required: ClassVar[dict[str, tuple[str, ...]]] = {ENDPOINT: (FACTOR_DATE, FACTOR_VALUE)}
+
+    def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
+        _, last = window(req)
+        return [
+            VendorQuery(
+                ENDPOINT,
+                {
+                    "code": bs_code(s),
+                    "start_date": FACTOR_HISTORY_START,
+                    "end_date": bs_date(last),
+                },
+                symbol=s,
+            )
+            for s in per_symbol(req)
+        ]
+
+    def transform_data(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
+        return concat([factors(req, r) for r in raws])
+
+
+FETCHER = AdjFactorsFetcher
