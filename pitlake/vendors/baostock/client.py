@@ -30,7 +30,7 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -124,7 +124,8 @@ class BaostockClient:
         try:
             if target is not None:  # the library reads its server from these constants
                 cons.BAOSTOCK_SERVER_IP, cons.BAOSTOCK_SERVER_PORT = target
-            transport.socket = _guarded_sockets(self.timeout)  # login is where it connects
+            sockets = GuardedSockets(self.timeout)
+            transport.socket = sockets  # login is where the library connects
             with contextlib.redirect_stdout(printed):
                 reply = bs.login(*ANONYMOUS)
         finally:
@@ -132,6 +133,9 @@ class BaostockClient:
         code = str(getattr(reply, "error_code", RECV_FAIL))
         if code != SUCCESS:
             _drop_session()
+            if sockets.refused:  # the library printed 服务器连接失败 and swallowed why
+                address, exc = sockets.refused[-1]
+                raise ConnectionError(f"cannot connect to Baostock at {address}: {exc}") from exc
             said = " ".join(printed.getvalue().split())
             text = getattr(reply, "error_msg", "") or said
             raise BaostockReplyError(code, f"login: {text}", endpoint="login")
@@ -202,16 +206,32 @@ class GuardedSocket(socket.socket):
         return data
 
 
-def _guarded_sockets(timeout: float) -> SimpleNamespace:
-    """What the library's transport module sees as `socket`, for the login's connect: sockets
-    with a timeout that raise on a closed connection."""
+class GuardedSockets:
+    """What the library's transport module sees as `socket` during a login: it makes sockets
+    with a timeout that raise on a closed connection, and keeps the connect failures the
+    library swallows."""
 
-    def make(family: int = socket.AF_INET, kind: int = socket.SOCK_STREAM) -> GuardedSocket:
+    AF_INET = socket.AF_INET
+    SOCK_STREAM = socket.SOCK_STREAM
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.refused: list[tuple[Any, OSError]] = []
+
+    def socket(self, family: int = socket.AF_INET, kind: int = socket.SOCK_STREAM) -> GuardedSocket:
         sock = GuardedSocket(family, kind)
-        sock.settimeout(timeout)
-        return sock
+        sock.settimeout(self.timeout)
+        connect = sock.connect
 
-    return SimpleNamespace(socket=make, AF_INET=socket.AF_INET, SOCK_STREAM=socket.SOCK_STREAM)
+        def connect_noting(address: Any) -> None:
+            try:
+                connect(address)
+            except OSError as exc:
+                self.refused.append((address, exc))
+                raise
+
+        sock.connect = connect_noting  # type: ignore[method-assign]
+        return sock
 
 
 def _said(printed: io.StringIO) -> str:

@@ -22,6 +22,7 @@ from pitlake.vendors.baostock.classify import BaostockReplyError, classify_baost
 from pitlake.vendors.baostock.client import BaostockClient, _drop_session
 from pitlake.vendors.baostock.fields import K_FIELDS
 from pitlake.vendors.base import FetchRequest
+from pitlake.vendors.canary import is_transport
 from pitlake.vendors.plugins import plugin
 from tests.vendors.baostock.recorded import D3, D4, FETCHED_AT, client
 from tests.vendors.wire.baostock_wire import replies, reply, server
@@ -182,6 +183,8 @@ def test_a_server_that_is_not_there_is_a_retryable_failure():
             "query_history_k_data_plus", **K_PARAMS
         )
     assert info.value.retryable and not isinstance(info.value, VendorNotConfiguredError)
+    assert "cannot connect to Baostock at ('127.0.0.1', 9)" in str(info.value)
+    assert is_transport(info.value)  # `pitlake vendors check` says "unreachable"
     _drop_session()
 
 
