@@ -73,7 +73,7 @@ class Result:
         """The JSON-ready rows (dates 'YYYY-MM-DD', instants ISO +08:00, stored JSON text as
         text), built from the table on first use."""
         if self._data is None:
-            from pitlake.lake.records import to_records
+            from pitlake.records import to_records
 
             self._data = to_records(self.table, self.columns) if self.table is not None else []
         return self._data
@@ -92,7 +92,7 @@ class Result:
         as JSON in the schema metadata under `pitlake.envelope`."""
         import pyarrow as pa
 
-        from pitlake.lake.records import columnar
+        from pitlake.records import columnar
 
         if self.table is not None:
             table = columnar(self.table, self.columns)

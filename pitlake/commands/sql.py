@@ -130,7 +130,7 @@ def _flat(table: pa.Table) -> pa.Table:
     """CSV has no nested cells: lists and structs become their JSON text."""
     import pyarrow as pa
 
-    from pitlake.lake.records import json_value
+    from pitlake.records import json_value
 
     cols = {}
     for name in table.column_names:
@@ -156,7 +156,7 @@ def _emit(data: bytes, output: Path | None) -> None:
 def _print_table(result: Result) -> None:
     from rich.table import Table
 
-    from pitlake.lake.records import to_records
+    from pitlake.records import to_records
 
     con = terminal()
     table = result.table

@@ -32,7 +32,7 @@ import pyarrow.dataset as ds
 
 from pitlake.calendar import FIRST_SESSION, XSHG
 from pitlake.envelope import Result
-from pitlake.lake.records import JSON_COLUMNS
+from pitlake.records import JSON_COLUMNS
 from pitlake.lake.store import LakeStore
 from pitlake.read.adjust import FACTORS, PRICE_COLUMNS
 from pitlake.read.engine import ident

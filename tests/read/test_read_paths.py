@@ -15,7 +15,7 @@ import pytest
 import pitlake.read.scans as scans
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.parquet import dictionary_columns, parquet_bytes
-from pitlake.lake.records import to_records
+from pitlake.records import to_records
 from pitlake.lake.store import LakeStore
 from pitlake.read.lake import Lake
 from tests.lake.conftest import bar, bj, write

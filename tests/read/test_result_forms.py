@@ -16,7 +16,7 @@ import pytest
 
 from pitlake.envelope import ENVELOPE_METADATA_KEY, Result
 from pitlake.lake.catalog import Catalog
-from pitlake.lake.records import SEATS_TYPE
+from pitlake.records import SEATS_TYPE
 from pitlake.lake.store import LakeStore
 from pitlake.pit import iso_beijing
 from pitlake.read.lake import Lake

@@ -97,7 +97,7 @@ def rows_for(result: Result) -> list[dict[str, Any]]:
     if wanted.paged:
         stop = wanted.offset + (wanted.limit or MAX_PAGE)
         if result.table is not None and result._data is None:
-            from pitlake.lake.records import to_records
+            from pitlake.records import to_records
 
             page = result.table.slice(wanted.offset, stop - wanted.offset)
             return to_records(page, result.columns)

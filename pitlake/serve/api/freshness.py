@@ -23,7 +23,7 @@ def status(service: QueryService, *, as_of: str | None = None, pin: str | None =
     than $PITLAKE_STALE_SESSIONS (default 1) sessions behind, or never fetched, is `stale`
     (listed in meta.stale; `pitlake query status` then exits 3)."""
 
-    from pitlake.serve.dashboard.reference import stale_threshold
+    from pitlake.read.staleness import stale_threshold
 
     threshold, threshold_note = stale_threshold()
 

@@ -27,14 +27,10 @@ from pitlake.calendar import XSHG
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.zones import DQ
 from pitlake.pit import iso_beijing, parse_cutoff
+from pitlake.read.staleness import STALE_ENV, stale_threshold
 from pitlake.serve.dashboard.coverage import coverage
 from pitlake.serve.dashboard.history import quarantine, runs, validation
-from pitlake.serve.dashboard.reference import (
-    STALE_ENV,
-    Reference,
-    resolve_reference,
-    stale_threshold,
-)
+from pitlake.serve.dashboard.reference import Reference, resolve_reference
 from pitlake.serve.dashboard.styles import STATUS_STYLES, worst_status
 
 # Datasets that are always listed (what a nightly run ingests); others appear once the ledger

@@ -12,14 +12,11 @@ import pytest
 from pitlake.calendar import BEIJING, XSHG
 from pitlake.errors import InvalidArgumentsError
 from pitlake.lake.catalog import Catalog
+from pitlake.read.staleness import DEFAULT_STALE_SESSIONS, stale_threshold
 from pitlake.serve.dashboard.coverage import GRID_SESSIONS, coverage
 from pitlake.serve.dashboard.history import failed_expectations, pass_rates
 from pitlake.serve.dashboard.model import build_dashboard, freshness
-from pitlake.serve.dashboard.reference import (
-    DEFAULT_STALE_SESSIONS,
-    resolve_reference,
-    stale_threshold,
-)
+from pitlake.serve.dashboard.reference import resolve_reference
 from pitlake.serve.dashboard.styles import NEVER, worst_status
 from tests.serve.dashboard.conftest import NOW, RECORDED
 
