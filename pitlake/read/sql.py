@@ -32,11 +32,11 @@ import pyarrow.dataset as ds
 
 from pitlake.calendar import FIRST_SESSION, XSHG
 from pitlake.envelope import Result
-from pitlake.records import JSON_COLUMNS
 from pitlake.lake.store import LakeStore
 from pitlake.read.adjust import FACTORS, PRICE_COLUMNS
 from pitlake.read.engine import ident
 from pitlake.read.readers.calendar import EXCHANGE, OFFLINE_SOURCE
+from pitlake.records import JSON_COLUMNS
 from pitlake.schemas import SCHEMAS, Dataset, Kind, of_kind
 from pitlake.statuses import DateStatus, ResultStatus
 

@@ -15,9 +15,9 @@ import pytest
 import pitlake.read.scans as scans
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.parquet import dictionary_columns, parquet_bytes
-from pitlake.records import to_records
 from pitlake.lake.store import LakeStore
 from pitlake.read.lake import Lake
+from pitlake.records import to_records
 from tests.lake.conftest import bar, bj, write
 
 A, B = "600519.SH", "000001.SZ"

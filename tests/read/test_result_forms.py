@@ -16,10 +16,10 @@ import pytest
 
 from pitlake.envelope import ENVELOPE_METADATA_KEY, Result
 from pitlake.lake.catalog import Catalog
-from pitlake.records import SEATS_TYPE
 from pitlake.lake.store import LakeStore
 from pitlake.pit import iso_beijing
 from pitlake.read.lake import Lake
+from pitlake.records import SEATS_TYPE
 from pitlake.statuses import ResultStatus
 from tests.lake.conftest import NOW, bar, bj, canonical, news_frame, news_item, statement_row, write
 
