@@ -90,8 +90,11 @@ def _print(checks: list[Any], session: str, symbol: str) -> None:
 @app.command("check")
 def check(
     vendors: Annotated[
-        str, typer.Option("--vendors", help="Comma-separated vendors to check.")
-    ] = "tushare,akshare",
+        str | None,
+        typer.Option(
+            "--vendors", help="Comma-separated vendors to check (default: every registered one)."
+        ),
+    ] = None,
     date: Annotated[
         str | None, typer.Option("--date", help="Session to ask about (default: the last one).")
     ] = None,
@@ -108,7 +111,11 @@ def check(
     from pitlake.vendors.router import KNOWN_VENDORS
 
     try:
-        names = [v.strip() for v in vendors.split(",") if v.strip()]
+        names = (
+            [v.strip() for v in vendors.split(",") if v.strip()]
+            if vendors is not None
+            else list(KNOWN_VENDORS)
+        )
         unknown = [v for v in names if v not in KNOWN_VENDORS]
         if unknown or not names:
             raise InvalidArgumentsError(

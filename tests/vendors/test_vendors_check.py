@@ -60,7 +60,7 @@ def served_tushare(**overrides) -> HttpReplay:
 
 def test_unreachable_vendors_are_one_line_each_and_exit_5() -> None:
     with RefusedExceptLoopback().active() as refused:  # AkShare's requests: all refused
-        result = check(env={"PITLAKE_TUSHARE_URL": DEAD})
+        result = check("--vendors", "tushare,akshare", env={"PITLAKE_TUSHARE_URL": DEAD})
     lines = result.output.strip().splitlines()
     assert result.exit_code == EXIT_UNREACHABLE == 5
     assert len(lines) == 2, result.output
@@ -74,9 +74,24 @@ def test_unreachable_vendors_are_one_line_each_and_exit_5() -> None:
     assert TOKEN not in result.output
 
 
+def test_by_default_every_registered_vendor_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pitlake.vendors import canary
+    from pitlake.vendors.plugins import known_vendors
+
+    asked: list[list[str]] = []
+
+    def adapters(names, **kw):
+        asked.append(list(names))
+        return {}
+
+    monkeypatch.setattr(canary, "canary_adapters", adapters)
+    check()
+    assert asked == [list(known_vendors())] and "baostock" in asked[0]
+
+
 def test_unreachable_as_json() -> None:
     with RefusedExceptLoopback().active():
-        result = check("--json", env={"PITLAKE_TUSHARE_URL": DEAD})
+        result = check("--json", "--vendors", "tushare,akshare", env={"PITLAKE_TUSHARE_URL": DEAD})
     payload = json.loads(result.output)
     assert result.exit_code == EXIT_UNREACHABLE
     assert payload["unreachable"] is True and payload["drift"] is False
