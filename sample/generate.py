@@ -25,6 +25,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from pitlake.calendar import is_session, previous_session, sessions_between
+from pitlake.schemas.index_quotes import INDICES
 from pitlake.symbols import parse
 
 SEED = 20250630
@@ -1310,6 +1311,82 @@ def sina_trade_dates() -> list[dict]:
     return [{"trade_date": iso(x)} for x in sessions_between(SINA_CAL_START, SINA_CAL_END)]
 
 
+# --------------------------------------------------------------------------- index bars
+
+# Index → (level before the warm-up, typical daily volume in shares, daily volatility).
+INDEX_TRUTH: dict[str, tuple[float, float, float]] = {
+    "000001.SH": (3300.0, 4.0e10, 0.010),
+    "399001.SZ": (10200.0, 5.0e10, 0.013),
+    "399006.SZ": (2050.0, 1.6e10, 0.017),
+    "000688.SH": (1000.0, 2.5e9, 0.018),
+    "000300.SH": (3850.0, 1.4e10, 0.011),
+    "000905.SH": (5750.0, 1.1e10, 0.013),
+    "000852.SH": (6150.0, 1.5e10, 0.015),
+    "000016.SH": (2700.0, 3.5e9, 0.010),
+}
+
+
+def simulate_index(code: str) -> list[Bar]:
+    """An index's daily bars over the warm-up and the window (no price limit, no suspension)."""
+    assert set(INDEX_TRUTH) == set(INDICES)
+    level, typical_volume, sigma = INDEX_TRUTH[code]
+    rng = rng_for("index", code)
+    out: list[Bar] = []
+    prev = level
+    for day in sessions_between(WARMUP_START, WINDOW_END):
+        noise = [rng.gauss(0, 1) for _ in range(5)]
+        close = r2(prev * (1 + noise[0] * sigma))
+        open_ = r2(prev * (1 + noise[1] * sigma / 2))
+        high = r2(max(open_, close) * (1 + abs(noise[2]) * sigma / 2))
+        low = r2(min(open_, close) * (1 - abs(noise[3]) * sigma / 2))
+        volume = round(typical_volume * rng.lognormvariate(0, 0.3) / 100) * 100
+        amount = float(round(volume * 12.0 * (1 + noise[4] * 0.05)))  # ~12 元 a share
+        out.append(Bar(day, open_, high, low, close, prev, volume, amount))
+        prev = close
+    return out
+
+
+def tushare_index_daily(index_bars: dict[str, list[Bar]]) -> list[dict]:
+    order = {code: n for n, code in enumerate(INDICES)}
+    rows = [
+        {
+            "ts_code": code,
+            "trade_date": ymd(b.day),
+            "close": b.close,
+            "open": b.open,
+            "high": b.high,
+            "low": b.low,
+            "pre_close": b.pre_close,
+            "change": b.change,
+            "pct_chg": round(b.pct_chg, 4),
+            "vol": float(b.volume // 100),
+            "amount": round(b.amount / 1000, 3),
+        }
+        for code in INDICES
+        for b in in_window(index_bars[code])
+    ]
+    return sorted(rows, key=lambda r: (-int(r["trade_date"]), order[r["ts_code"]]))
+
+
+def sina_index_daily(index_bars: dict[str, list[Bar]]) -> list[dict]:
+    rows = []
+    for code in INDICES:
+        number, exchange = code.split(".")
+        for b in in_window(index_bars[code]):
+            rows.append(
+                {
+                    "_symbol": exchange.lower() + number,
+                    "date": iso(b.day),
+                    "open": b.open,
+                    "high": b.high,
+                    "low": b.low,
+                    "close": b.close,
+                    "volume": float(b.volume),
+                }
+            )
+    return rows
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1323,6 +1400,7 @@ def generate(root: Path) -> list[Path]:
     bars = {iss.ts_code: simulate_bars(iss) for iss in ISSUERS}
     versions = {iss.ts_code: statement_versions(iss) for iss in ISSUERS}
     listings = build_listings(bars)
+    index_bars = {code: simulate_index(code) for code in INDICES}
     out = Out(root)
 
     out.rows("tushare", "daily", tushare_daily(bars))
@@ -1335,6 +1413,7 @@ def generate(root: Path) -> list[Path]:
     out.rows("tushare", "top_list", tushare_top_list(listings))
     out.rows("tushare", "top_inst", tushare_top_inst(listings))
     out.rows("tushare", "trade_cal", tushare_trade_cal())
+    out.rows("tushare", "index_daily", tushare_index_daily(index_bars))
     out.error("tushare", "news", {"error": "permission_denied"})
     out.error("tushare", "major_news", {"error": "permission_denied"})
 
@@ -1351,6 +1430,7 @@ def generate(root: Path) -> list[Path]:
     out.rows("akshare", "stock_lhb_detail_em", em_lhb_detail(listings, bars))
     out.rows("akshare", "stock_lhb_stock_detail_em", em_lhb_stock_detail(listings))
     out.rows("akshare", "tool_trade_date_hist_sina", sina_trade_dates())
+    out.rows("akshare", "stock_zh_index_daily", sina_index_daily(index_bars))
     return sorted(p for v in ("tushare", "akshare") for p in (root / v).iterdir())
 
 

@@ -1,12 +1,23 @@
 """One module per dataset; `SCHEMAS` is the registry, and every list of datasets is derived
 from the specs here, never typed again."""
 
-from pitlake.schemas import adj_factors, calendar, dragon_tiger, financials, news, quotes, valuation
+from pitlake.schemas import (
+    adj_factors,
+    calendar,
+    dragon_tiger,
+    financials,
+    index_quotes,
+    news,
+    quotes,
+    valuation,
+)
 from pitlake.schemas.base import BITEMPORAL_COLUMNS, BITEMPORAL_FIELDS, Dataset, Kind, Scope
 
 SCHEMAS: dict[str, Dataset] = {
     m.SCHEMA.name: m.SCHEMA
-    for m in (quotes, adj_factors, valuation, financials, news, dragon_tiger, calendar)
+    for m in (
+        quotes, adj_factors, valuation, index_quotes, financials, news, dragon_tiger, calendar
+    )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)
 

@@ -107,6 +107,10 @@ class Dataset:
     # A symbol's series is kept from one vendor: rows from another vendor are not mixed in
     # (factor bases differ between vendors, so a mixed series would misadjust prices).
     one_vendor_per_symbol: bool = False
+    # Its symbols are a closed set of instruments that are not stocks (index codes, which
+    # collide with stock codes): queries check symbols against it instead of parsing them as
+    # A-share codes. Empty: A-share symbols (pitlake.symbols).
+    instruments: tuple[str, ...] = ()
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()

@@ -58,7 +58,9 @@ def one_day(day: Any, start: Any, end: Any) -> tuple[Any, Any]:
     return (hi, hi) if day is not None else (lo, hi)
 
 
-def symbols(value: Any, *, required: bool) -> list[str]:
+def symbols(value: Any, *, required: bool, instruments: tuple[str, ...] = ()) -> list[str]:
+    """Canonical A-share symbols, or, for a dataset of a closed set of `instruments` (index
+    codes, which collide with stock codes), members of that set as written there."""
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
             raise InvalidArgumentsError("give at least one symbol, e.g. 600519.SH")
@@ -67,12 +69,30 @@ def symbols(value: Any, *, required: bool) -> list[str]:
         raise InvalidArgumentsError(
             f"symbols must be a string or a list of strings, got {type(value).__name__}"
         )
-    out = canonical_many(value)
+    out = members(value, instruments) if instruments else canonical_many(value)
     if required and not out:
         raise InvalidArgumentsError("give at least one symbol, e.g. 600519.SH")
     if len(out) > MAX_SYMBOLS:
         raise InvalidArgumentsError(f"too many symbols ({len(out)} > {MAX_SYMBOLS})")
     return out
+
+
+def members(value: str | list[Any] | tuple[Any, ...], instruments: tuple[str, ...]) -> list[str]:
+    """Each value, case and blanks forgiven, must be one of `instruments`; never parsed as an
+    A-share code (000001.SH, the SSE Composite, is not 000001.SZ)."""
+    raws = value.split(",") if isinstance(value, str) else list(value)
+    known = {i.upper(): i for i in instruments}
+    out = []
+    for raw in raws:
+        text = raw.strip().upper() if isinstance(raw, str) else None
+        if text == "":
+            continue
+        if text not in known:
+            raise InvalidArgumentsError(
+                f"unknown symbol {raw!r}: expected one of {', '.join(instruments)}"
+            )
+        out.append(known[text])
+    return list(dict.fromkeys(out))
 
 
 def choice(name: str, value: Any, allowed: tuple[str, ...], *, default: str | None) -> str | None:

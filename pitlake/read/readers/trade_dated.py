@@ -48,7 +48,11 @@ if TYPE_CHECKING:
 
 def prepare(lake: Lake, spec: Dataset, q: Query, ask: Ask) -> Callable[[], Result]:
     """Check the query (InvalidArgumentsError on a bad value): the read to run."""
-    syms = arguments.symbols(q.symbols, required=is_required(type(q), "symbols"))  # type: ignore[attr-defined]
+    syms = arguments.symbols(
+        q.symbols,  # type: ignore[attr-defined]
+        required=is_required(type(q), "symbols"),
+        instruments=spec.instruments,
+    )
     mode = "none"
     if "adjust" in type(q).model_fields:
         mode = arguments.choice("adjust", q.adjust, ADJUST_MODES, default="none")  # type: ignore[attr-defined,assignment]

@@ -23,11 +23,11 @@ from pitlake.symbols import canonical_many
 
 log = logging.getLogger("pitlake.api")
 
-# A snapshot's sections: every queryable dataset asked about symbols (not the calendar), the
-# trade-dated ones first — their answers are about one session, so they can be (mis)aligned.
+# A snapshot's sections: every queryable dataset asked about stock symbols (not the calendar,
+# not a closed set of other instruments such as indices), the trade-dated ones first — their answers are about one session, so they can be (mis)aligned.
 SNAPSHOT_DATASETS: tuple[str, ...] = tuple(
     sorted(
-        (d for d, s in SCHEMAS.items() if s.query and "symbols" in s.query.model_fields),
+        (d for d, s in SCHEMAS.items() if s.query and "symbols" in s.query.model_fields and not s.instruments),
         key=lambda d: SCHEMAS[d].kind is not Kind.TRADE_DATED,
     )
 )

@@ -125,6 +125,10 @@ SPECS: dict[str, EndpointSpec] = {
     "stock_zh_a_daily@hfq-factor": _factor_spec("hfq_factor"),
     "stock_zh_a_daily@qfq-factor": _factor_spec("qfq_factor"),
     "stock_zh_a_hist_tx": _bars("date", by=Filter("symbol", "_symbol"), date_columns=("date",)),
+    # Sina index bars: the whole history of one index (no date parameters).
+    "stock_zh_index_daily": EndpointSpec(
+        filters=(Filter("symbol", "_symbol"),), date_column="date", date_columns=("date",)
+    ),
     "stock_profit_sheet_by_report_em": _EM_STATEMENT,
     "stock_balance_sheet_by_report_em": _EM_STATEMENT,
     "stock_cash_flow_sheet_by_report_em": _EM_STATEMENT,

@@ -1,4 +1,5 @@
-"""Tushare's by-trade-date endpoints (daily, adj_factor, daily_basic): one shape, three specs.
+"""Tushare's by-trade-date endpoints (daily, adj_factor, daily_basic, index_daily): one shape,
+one spec each.
 
 By trade date: one call for the whole market (or the listed symbols). By range: each symbol's
 history in windows under the row cap, or the whole market one session at a time.
@@ -93,6 +94,11 @@ class DailyFetcher(TushareFetcher):
     def check_units(self, rows: pd.DataFrame) -> None:
         """The dataset's unit check over its canonical rows (none by default)."""
 
+    def symbols_of(self, codes: pd.Series) -> pd.Series:
+        """The answer's `ts_code`s → canonical symbols (A-share codes by default; None for a
+        code that is not one, and the row is dropped)."""
+        return parse_symbols(codes, vendor=VENDOR)
+
     def rows(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
         spec = self.spec
         frames = [r.frame for r in raws if not r.frame.empty]
@@ -102,7 +108,7 @@ class DailyFetcher(TushareFetcher):
         raw = pd.concat(frames, ignore_index=True)
         kw = {"vendor": VENDOR, "endpoint": spec.endpoint}
         out = pd.DataFrame(index=raw.index)
-        out["symbol"] = parse_symbols(raw["ts_code"], vendor=VENDOR)
+        out["symbol"] = self.symbols_of(raw["ts_code"])
         out["trade_date"] = parse_dates(raw["trade_date"], column="trade_date", **kw)
         for vendor_col, col in spec.plain.items():
             out[col] = parse_numbers(raw[vendor_col], column=vendor_col, **kw)

@@ -59,6 +59,7 @@ SPECS: dict[str, EndpointSpec] = {
     "daily": _TS_BY_DATE,
     "adj_factor": _TS_BY_DATE,
     "daily_basic": _TS_BY_DATE,
+    "index_daily": _TS_BY_DATE,
     "income": _TS_STATEMENT,
     "balancesheet": _TS_STATEMENT,
     "cashflow": _TS_STATEMENT,
