@@ -203,7 +203,7 @@ def test_one_unreachable_endpoint_among_answering_ones_exits_5() -> None:
 
 
 def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each() -> None:
-    """The 13 akshare functions pitlake calls, run for real over H1's recorded East Money /
+    """The 14 akshare functions pitlake calls, run for real over H1's recorded East Money /
     Sina / Tencent replies (tests/vendors/wire/akshare/, each citing its akshare source)."""
     from akshare.stock_feature import stock_three_report_em
 
@@ -218,6 +218,7 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
         "stock_zh_a_hist",
         "stock_zh_a_daily",
         "stock_zh_a_daily@hfq-factor",
+        "stock_zh_index_daily",
         "stock_profit_sheet_by_report_em",
         "stock_balance_sheet_by_report_em",
         "stock_cash_flow_sheet_by_report_em",
@@ -235,7 +236,7 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
     payload = json.loads(result.output[result.output.index("{") :])  # past any tqdm bar
     (akshare,) = payload["vendors"]
     got = {(p["endpoint"], p["params"].get("adjust", "")): p for p in akshare["endpoints"]}
-    assert len(got) == 13
+    assert len(got) == 14
     assert result.exit_code == 0, {k: p["message"] for k, p in got.items() if p["status"] != "ok"}
     assert got[("stock_lhb_stock_detail_em", "")]["status"] == "no rows"
     assert all(p["status"] == "ok" for k, p in got.items() if k[0] != "stock_lhb_stock_detail_em")

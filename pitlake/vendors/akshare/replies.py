@@ -108,6 +108,11 @@ EMPTY_SIGNS: dict[str, EmptySign] = {
         rows=("dict_list", ()),
         source="stock/stock_zh_a_sina.py:186-190",
     ),
+    "stock_zh_index_daily": EmptySign(
+        raises=((KeyError, "date"),),
+        rows=("dict_list", ()),
+        source="index/index_stock_zh.py:305-310",
+    ),
 }
 
 
@@ -189,6 +194,7 @@ def _field(exc: BaseException) -> str:
 # (an HTML page, an error text) is not the vendor's answer, whatever the parser made of it.
 SCRIPT_REPLIES: dict[str, re.Pattern[str]] = {
     "stock_zh_a_daily": re.compile(r"^\s*var\s+\w+\s*="),
+    "stock_zh_index_daily": re.compile(r"^\s*var\s+\w+\s*="),
     "tool_trade_date_hist_sina": re.compile(r"^\s*var\s+\w+\s*="),
 }
 

@@ -55,6 +55,10 @@ RECORDED: dict[str, Recording] = {
         ("stock_zh_a_daily", "normal", {}),  # the fallbacks, asked when East Money fails
         ("stock_zh_a_hist_tx", "normal", {}),
     ),
+    "index_quotes": _recording(
+        FetchRequest("index_quotes", start=D3, end=D4, symbols=("000300.SH",)),
+        ("stock_zh_index_daily", "normal", {}),
+    ),
     "adj_factors": _recording(
         FetchRequest("adj_factors", start=D3, end=D4, symbols=("600519.SH",)),
         ("stock_zh_a_daily@hfq-factor", "normal", {}),

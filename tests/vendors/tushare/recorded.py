@@ -31,6 +31,7 @@ RECORDED: dict[str, Recording] = {
         "daily",
         "adj_factor",
         "daily_basic",
+        "index_daily",
         "disclosure_date",
         "news",
         "top_list",

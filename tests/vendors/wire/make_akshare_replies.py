@@ -22,6 +22,7 @@ AK = "akshare/"  # citations are relative to site-packages
 
 EM_KLINE = r"push2his\.eastmoney\.com/api/qt/stock/kline/get"
 SINA_HIST = r"finance\.sina\.com\.cn/realstock/company/\w+/hisdata_klc2/klc_kl\.js"
+SINA_INDEX = r"finance\.sina\.com\.cn/realstock/company/\w+/hisdata/klc_kl\.js"
 SINA_AMOUNT = r"stock\.finance\.sina\.com\.cn/stock/api/jsonp\.php/"
 SINA_HFQ = r"finance\.sina\.com\.cn/realstock/company/\w+/hfq\.js"
 SINA_CAL = r"finance\.sina\.com\.cn/realstock/company/klc_td_sh\.txt"
@@ -119,6 +120,28 @@ def sina_daily() -> dict[str, Any]:
         "empty": [reply(SINA_CITES, SINA_HIST, body=empty, headers=js), share],
         "blocked": blocked(SINA_CITES, r"sina\.com\.cn"),
         "rate_limited": rate_limited(SINA_CITES, r"sina\.com\.cn"),
+    }
+
+
+INDEX_CITES = [
+    AK + "index/index_stock_zh.py:293-316 (hisdata/klc_kl.js, decoded by hk_js_decode)",
+    AK + "index/cons.py:86-88 (URL)",
+]
+INDEX_BARS = [  # CSI 300 (sh000300); volume in shares (small: the encoder's field widths)
+    Bar(date(2025, 6, 3), 3838.90, 3860.12, 3831.47, 3852.01, 120_000, 461_460_000),
+    Bar(date(2025, 6, 4), 3852.50, 3870.00, 3845.10, 3866.66, 110_000, 424_600_000),
+]
+
+
+def sina_index() -> dict[str, Any]:
+    hist = f'var KLC_KL_sh000300="{encode_bars(INDEX_BARS, prev_close=3840.23)}";\n'
+    empty = f'var KLC_KL_sh000300="{encode_bars([])}";\n'
+    js = {"Content-Type": SINA_JS}
+    return {
+        "normal": reply(INDEX_CITES, SINA_INDEX, body=hist, headers=js, note=SYNTHETIC),
+        "empty": reply(INDEX_CITES, SINA_INDEX, body=empty, headers=js),
+        "blocked": blocked(INDEX_CITES, r"sina\.com\.cn"),
+        "rate_limited": rate_limited(INDEX_CITES, r"sina\.com\.cn"),
     }
 
 
@@ -564,6 +587,7 @@ FUNCTIONS = {
     "stock_zh_a_daily": sina_daily,
     "stock_zh_a_daily@hfq-factor": sina_factor,
     "stock_zh_a_hist_tx": tencent,
+    "stock_zh_index_daily": sina_index,
     "stock_profit_sheet_by_report_em": lambda: statement("stock_profit_sheet_by_report_em"),
     "stock_balance_sheet_by_report_em": lambda: statement("stock_balance_sheet_by_report_em"),
     "stock_cash_flow_sheet_by_report_em": lambda: statement("stock_cash_flow_sheet_by_report_em"),

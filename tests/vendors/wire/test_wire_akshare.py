@@ -54,6 +54,11 @@ CALLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         {"symbol": "sz000001", "start_date": "20250603", "end_date": "20250604", "adjust": ""},
         ("date", "open", "close", "high", "low", "volume", "turnover", "amount"),
     ),
+    "stock_zh_index_daily": (
+        "stock_zh_index_daily",
+        {"symbol": "sh000300"},
+        ("date", "open", "high", "low", "close", "volume"),
+    ),
     "stock_profit_sheet_by_report_em": (
         "stock_profit_sheet_by_report_em",
         {"symbol": "SH600519"},

@@ -118,6 +118,12 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("daily", FetchRequest("quotes", trade_date=D), (), "sole"),
         Scenario("adj_factor", FetchRequest("adj_factors", trade_date=D), (), "sole"),
         Scenario("daily_basic", FetchRequest("valuation", trade_date=D), (), "sole"),
+        Scenario(
+            "index_daily",
+            FetchRequest("index_quotes", trade_date=D, symbols=("000300.SH",)),
+            (),
+            "sole",
+        ),
         *(
             Scenario(st, BY_SYMBOL, tuple(o for o in STATEMENTS if o != st), "one_of")
             for st in STATEMENTS
