@@ -16,7 +16,14 @@ from pitlake.schemas.base import BITEMPORAL_COLUMNS, BITEMPORAL_FIELDS, Dataset,
 SCHEMAS: dict[str, Dataset] = {
     m.SCHEMA.name: m.SCHEMA
     for m in (
-        quotes, adj_factors, valuation, index_quotes, financials, news, dragon_tiger, calendar
+        quotes,
+        adj_factors,
+        valuation,
+        index_quotes,
+        financials,
+        news,
+        dragon_tiger,
+        calendar,
     )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)

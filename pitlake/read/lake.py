@@ -28,7 +28,16 @@ from pitlake.read.engine import DuckReader
 from pitlake.read.readers import READERS
 from pitlake.read.session_slices import SessionSlices
 from pitlake.read.stored_calendar import lake_calendar
-from pitlake.schemas import Dataset, calendar, dragon_tiger, financials, news, quotes, valuation
+from pitlake.schemas import (
+    Dataset,
+    calendar,
+    dragon_tiger,
+    financials,
+    index_quotes,
+    news,
+    quotes,
+    valuation,
+)
 from pitlake.schemas import get as get_schema
 
 Day = str | date | None
@@ -163,6 +172,28 @@ class Lake:
         """Daily valuation (market cap, PE, PB, …) as known at the cutoff."""
         return self.read(
             valuation.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            as_ingested=as_ingested,
+        )
+
+    def index_quotes(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Daily bars of the main indices (codes like 000300.SH; all of them unless `symbols`
+        is given)."""
+        return self.read(
+            index_quotes.SCHEMA,
             symbols=symbols,
             date=date,
             start=start,

@@ -73,6 +73,31 @@ def quotes(
     return _finish("quotes", frame, fetched_at, "tushare")
 
 
+INDEX_SYMBOLS = ["000001.SH", "399001.SZ", "000300.SH"]
+
+
+def index_quotes(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    n = len(INDEX_SYMBOLS)
+    pre = np.array([3300.0, 10200.0, 3850.0])
+    close = np.round(pre * 1.004, 2)
+    open_ = np.round(pre * 0.998, 2)
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(INDEX_SYMBOLS, dtype="str"),
+            "trade_date": [day] * n,
+            "open": open_,
+            "high": np.round(np.maximum(open_, close) * 1.003, 2),
+            "low": np.round(np.minimum(open_, close) * 0.997, 2),
+            "close": close,
+            "pre_close": pre,
+            "volume": np.full(n, 4.0e10),
+            "amount": np.full(n, 5.0e11),
+            "pct_chg": np.round((close / pre - 1) * 100, 4),
+        }
+    )
+    return _finish("index_quotes", frame, fetched_at, "tushare")
+
+
 def adj_factors(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
     n = len(SYMBOLS)
     frame = pd.DataFrame(
@@ -172,6 +197,7 @@ BUILDERS = {
     "quotes": quotes,
     "adj_factors": adj_factors,
     "valuation": valuation,
+    "index_quotes": index_quotes,
     "dragon_tiger": dragon_tiger,
     "financials": financials,
     "news": news,

@@ -113,6 +113,13 @@ SPECIFIC: dict[str, list[tuple[str, Mutation, dict[str, Any]]]] = {
         ("volume_non_negative", _set("volume", -1.0), {}),
         ("amount_non_negative", _set("amount", -1.0), {}),
     ],
+    "index_quotes": [
+        ("ohlc_low", lambda f: f.assign(low=f[["open", "close"]].min(axis=1) + 0.01), {}),
+        ("ohlc_high", lambda f: f.assign(high=f[["open", "close"]].max(axis=1) - 0.01), {}),
+        ("prices_positive", _set("open", 0.0), {}),
+        ("volume_non_negative", _set("volume", -1.0), {}),
+        ("amount_non_negative", _set("amount", -1.0), {}),
+    ],
     "financials": [
         ("report_period_quarter_end", _set("report_period", date(2025, 3, 30)), {}),
         ("ann_date_not_before_period", _set("ann_date", date(2025, 3, 1)), {}),

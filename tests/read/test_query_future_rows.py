@@ -28,6 +28,7 @@ from tests.lake.conftest import (
 )
 
 A = "600519.SH"
+INDEX = "000300.SH"  # CSI 300 (an index code: 000300.SZ would be a stock's form)
 CUTOFF = "2025-06-04T16:00+08:00"
 MARK = 666.0  # every planted future value carries it
 
@@ -41,6 +42,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "quotes", [bar(A, d, 10.0) for d in ("2025-06-03", "2025-06-04")])
     write(store, "adj_factors", [factor(A, d, 1.0) for d in ("2025-06-03", "2025-06-04")])
     write(store, "valuation", [{"symbol": A, "trade_date": "2025-06-04", "pe": 20.0}])
+    write(store, "index_quotes", [index_bar(d, 3850.0) for d in ("2025-06-03", "2025-06-04")])
     write(
         store,
         "dragon_tiger",
@@ -52,6 +54,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
     write(store, "adj_factors", [factor(A, "2025-06-05", MARK)])  # next ex-date
     write(store, "valuation", [{"symbol": A, "trade_date": "2025-06-05", "pe": MARK}])
+    write(store, "index_quotes", [index_bar("2025-06-05", MARK)])  # the next session's bar
     write(
         store,
         "dragon_tiger",
@@ -91,6 +94,12 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     catalog.close()
 
 
+def index_bar(day: str, close: float) -> dict[str, Any]:
+    row = bar(INDEX, day, close)
+    del row["turnover_rate"]
+    return row
+
+
 def _cutoff() -> datetime:
     return parse_cutoff(CUTOFF)
 
@@ -111,6 +120,11 @@ READS: list[tuple[str, Callable[[Lake], Result]]] = [
         "dragon_tiger",
         lambda lk: lk.dragon_tiger(start="2025-06-01", end="2025-06-30", as_of=CUTOFF),
     ),
+    (
+        "index_quotes",
+        lambda lk: lk.index_quotes(INDEX, start="2025-06-01", end="2025-06-30", as_of=CUTOFF),
+    ),
+    ("index_quotes-all", lambda lk: lk.index_quotes(end="2025-12-31", as_of=CUTOFF)),
     ("financials", lambda lk: lk.financials(A, as_of=CUTOFF)),
     ("financials-latest", lambda lk: lk.financials(A, as_of=CUTOFF, latest_only=True)),
     ("news", lambda lk: lk.news(start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
@@ -147,6 +161,9 @@ def test_future_rows_do_appear_after_their_time(planted: Lake) -> None:
         d["news_id"] for d in lake.news(end="2025-06-30", lookback_days=30, as_of=late).data
     } >= {"later", "undated"}
     assert any(d["revenue"] == MARK for d in lake.financials(A, as_of=late).data)
+    assert [d["close"] for d in lake.index_quotes(INDEX, date="2025-06-05", as_of=late).data] == [
+        MARK
+    ]
     assert any(
         d["net_buy"] == MARK
         for d in lake.dragon_tiger(start="2025-06-01", end="2025-06-30", as_of=late).data

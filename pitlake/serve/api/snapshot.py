@@ -27,7 +27,11 @@ log = logging.getLogger("pitlake.api")
 # not a closed set of other instruments such as indices), the trade-dated ones first — their answers are about one session, so they can be (mis)aligned.
 SNAPSHOT_DATASETS: tuple[str, ...] = tuple(
     sorted(
-        (d for d, s in SCHEMAS.items() if s.query and "symbols" in s.query.model_fields and not s.instruments),
+        (
+            d
+            for d, s in SCHEMAS.items()
+            if s.query and "symbols" in s.query.model_fields and not s.instruments
+        ),
         key=lambda d: SCHEMAS[d].kind is not Kind.TRADE_DATED,
     )
 )

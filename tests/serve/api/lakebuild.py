@@ -8,6 +8,8 @@ weekend 06-07/08, then 06-09, 06-10, 06-11.
   06-11 PERMISSION_DENIED (failed fetches, no rows).
 - adj_factors: A and B on 05-30 and 06-03 … 06-06 (A has an ex-date on 06-05).
 - valuation: A and B on 06-03 … 06-05 OK; 06-06 NOT_READY (the vendor had not published it).
+- index_quotes: the CSI 300 (000300.SH) and the SSE Composite (000001.SH, not B's 000001.SZ)
+  on 06-03 … 06-06, each session OK.
 - dragon_tiger: A listed twice on 06-04; whole-market fetches OK on 06-03 … 06-06.
 - financials: A income for 2024 annual and 2025 Q1; B fetched OK with nothing public.
 - news: three items about A / B on 06-04 and 06-05.
@@ -32,6 +34,7 @@ from tests.lake.conftest import (
 )
 
 A, B = "600519.SH", "000001.SZ"
+CSI300, SSE = "000300.SH", "000001.SH"  # index codes
 SESSIONS = ["2025-06-03", "2025-06-04", "2025-06-05", "2025-06-06"]
 QUOTE_SESSIONS = ["2025-05-30", *SESSIONS]
 # "Now" for every service in these tests: after everything planted.
@@ -46,6 +49,7 @@ def build_lake(root: Path) -> Path:
         _quotes(store, cat)
         _factors(store, cat)
         _valuation(store, cat)
+        _index_quotes(store, cat)
         _dragon_tiger(store, cat)
         _financials(store, cat)
         _news(store, cat)
@@ -95,6 +99,18 @@ def _valuation(store: LakeStore, cat: Catalog) -> None:
     cat.record_ledger(
         "valuation", SESSIONS[3], "NOT_READY", message="daily_basic returned 2025-06-05", at=INGEST
     )
+
+
+def _index_quotes(store: LakeStore, cat: Catalog) -> None:
+    rows = []
+    for i, d in enumerate(SESSIONS):
+        for s, level in ((CSI300, 3850.0), (SSE, 3300.0)):
+            row = bar(s, d, level + i, volume=4.0e10)
+            del row["turnover_rate"]
+            rows.append(row)
+    write(store, "index_quotes", rows)
+    for d in SESSIONS:
+        cat.record_ledger("index_quotes", d, "OK", rows=2, vendor="tushare", at=INGEST)
 
 
 def _dragon_tiger(store: LakeStore, cat: Catalog) -> None:

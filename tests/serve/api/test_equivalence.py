@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from pitlake.cli import app as cli_app
 from pitlake.serve.mcp import create_server
-from tests.serve.api.lakebuild import NOW, A, B
+from tests.serve.api.lakebuild import CSI300, NOW, A, B
 
 # (CLI arguments, HTTP path + query, MCP tool + arguments): one question each.
 CASES: list[tuple[list[str], tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = [
@@ -64,6 +64,16 @@ CASES: list[tuple[list[str], tuple[str, dict[str, Any]], tuple[str, dict[str, An
         ["valuation", "-s", B, "--date", "2025-06-04", "--as-of", "2025-06-04"],
         ("/v1/valuation", {"symbol": B, "date": "2025-06-04", "as_of": "2025-06-04"}),
         ("valuation", {"symbols": B, "date": "2025-06-04", "as_of": "2025-06-04"}),
+    ),
+    (
+        ["index-quotes", "-s", CSI300, "--date", "2025-06-04", "--as-of", "2025-06-05"],
+        ("/v1/index-quotes", {"symbol": CSI300, "date": "2025-06-04", "as_of": "2025-06-05"}),
+        ("index_quotes", {"symbols": CSI300, "date": "2025-06-04", "as_of": "2025-06-05"}),
+    ),
+    (
+        ["index-quotes", "--start", "2025-06-03", "--end", "2025-06-06", "--as-of", "2025-06-07"],
+        ("/v1/index-quotes", {"start": "2025-06-03", "end": "2025-06-06", "as_of": "2025-06-07"}),
+        ("index_quotes", {"start": "2025-06-03", "end": "2025-06-06", "as_of": "2025-06-07"}),
     ),
     (
         ["dragon-tiger", "-s", B, "--date", "2025-06-04", "--as-of", "2025-06-05"],

@@ -20,6 +20,7 @@ PIN = "2025-06-05T23:59:59.999999+08:00"
 TOOLS = {
     "quotes",
     "valuation",
+    "index_quotes",
     "financials",
     "news",
     "dragon_tiger",
@@ -103,6 +104,7 @@ def test_answers_are_the_envelope(lake_dir: Path) -> None:
         ("valuation", {"symbols": A}),
         ("financials", {"symbols": A}),
         ("news", {"symbols": A}),
+        ("index_quotes", {}),
         ("dragon_tiger", {}),
         ("calendar", {}),
         ("snapshot", {"symbols": [A, B]}),

@@ -33,9 +33,7 @@ class IndexQuotesFetcher(DailyFetcher):
         codes = asked(req.symbols)
         if req.trade_date is not None:
             day: dict[str, Any] = {"trade_date": ymd(req.trade_date)}
-            return [
-                VendorQuery(SPEC.endpoint, {"ts_code": c, **day}, symbol=c) for c in codes
-            ]
+            return [VendorQuery(SPEC.endpoint, {"ts_code": c, **day}, symbol=c) for c in codes]
         assert req.start is not None and req.end is not None
         return [
             VendorQuery(
@@ -48,7 +46,9 @@ class IndexQuotesFetcher(DailyFetcher):
         ]
 
     def symbols_of(self, codes: pd.Series) -> pd.Series:
-        return codes.map(lambda c: c.strip() if isinstance(c, str) and c.strip() in INDICES else None)
+        return codes.map(
+            lambda c: c.strip() if isinstance(c, str) and c.strip() in INDICES else None
+        )
 
 
 FETCHER = IndexQuotesFetcher
