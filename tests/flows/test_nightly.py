@@ -25,11 +25,13 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
         "quotes": "OK",
         "adj_factors": "OK",
         "valuation": "OK",
+        "index_quotes": "OK",
         "dragon_tiger": "OK",
         "financials": s["financials"]["status"],
         "news": s["news"]["status"],
     }
     assert ledger(lake, "quotes", "2025-04-10").rows == 10
+    assert ledger(lake, "index_quotes", "2025-04-10").rows == 8  # the eight indices
     lhb = ledger(lake, "dragon_tiger", "2025-04-10")
     assert str(lhb.status) == "OK" and lhb.rows >= 2
     assert lhb.vendor == "tushare"
