@@ -10,7 +10,6 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.calendar import sessions_between
 from pitlake.symbols import to_vendor
 from pitlake.vendors.akshare.fetch import (
     VENDOR,
@@ -21,7 +20,7 @@ from pitlake.vendors.akshare.fetch import (
     window,
 )
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
-from pitlake.vendors.parsing import garbled, parse_numbers, parse_required_dates
+from pitlake.vendors.change_points import factors_by_session
 
 SINA_BARS = "stock_zh_a_daily"
 SINA_FACTORS_ADJUST = "hfq-factor"
@@ -30,31 +29,16 @@ SINA_FACTORS_ADJUST = "hfq-factor"
 def factors(req: FetchRequest, raw: RawResponse) -> pd.DataFrame:
     frame, endpoint = raw.frame, raw.query.endpoint
     require(frame, ("date", "hfq_factor"), endpoint)
-    kw = {"vendor": VENDOR, "endpoint": endpoint}
-    points = pd.DataFrame(
-        {
-            "date": parse_required_dates(frame["date"], column="date", **kw),
-            "factor": parse_numbers(frame["hfq_factor"], column="hfq_factor", **kw),
-        }
-    )
-    bad = points["factor"].isna() | (points["factor"] <= 0)
-    if bad.any():
-        raise garbled(f"unparseable hfq factor {frame['hfq_factor'][bad].iloc[0]!r}", **kw)
-    points = points.sort_values("date", kind="stable").drop_duplicates("date", keep="last")
     first, last = window(req)
-    sessions = sessions_between(first, last)
-    if not sessions or points.empty:
-        return pd.DataFrame()
-    days = pd.DataFrame({"day": pd.to_datetime(pd.Series(sessions))})
-    points["day"] = pd.to_datetime(points["date"])
-    joined = pd.merge_asof(days, points[["day", "factor"]], on="day", direction="backward")
-    joined = joined[joined["factor"].notna()]  # before the first known change point: unknown
-    return pd.DataFrame(
-        {
-            "symbol": raw.query.symbol,
-            "trade_date": joined["day"].dt.date.to_numpy(),
-            "adj_factor": joined["factor"].to_numpy(dtype="float64"),
-        }
+    return factors_by_session(
+        frame,
+        date_column="date",
+        factor_column="hfq_factor",
+        first=first,
+        last=last,
+        symbol=raw.query.symbol,
+        vendor=VENDOR,
+        endpoint=endpoint,
     )
 
 

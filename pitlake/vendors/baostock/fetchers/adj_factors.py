@@ -15,7 +15,6 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.calendar import sessions_between
 from pitlake.vendors.baostock.fetch import (
     VENDOR,
     BaostockFetcher,
@@ -28,38 +27,23 @@ from pitlake.vendors.baostock.fetch import (
 )
 from pitlake.vendors.baostock.fields import FACTOR_DATE, FACTOR_HISTORY_START, FACTOR_VALUE
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
-from pitlake.vendors.parsing import garbled, parse_numbers, parse_required_dates
+from pitlake.vendors.change_points import factors_by_session
 
 ENDPOINT = "query_adjust_factor"
 
 
 def factors(req: FetchRequest, raw: RawResponse) -> pd.DataFrame:
     frame = require(raw.frame, (FACTOR_DATE, FACTOR_VALUE), ENDPOINT)
-    kw = {"vendor": VENDOR, "endpoint": ENDPOINT}
-    points = pd.DataFrame(
-        {
-            "date": parse_required_dates(frame[FACTOR_DATE], column=FACTOR_DATE, **kw),
-            "factor": parse_numbers(frame[FACTOR_VALUE], column=FACTOR_VALUE, **kw),
-        }
-    )
-    bad = points["factor"].isna() | (points["factor"] <= 0)
-    if bad.any():
-        raise garbled(f"unusable {FACTOR_VALUE} {frame[FACTOR_VALUE][bad].iloc[0]!r}", **kw)
-    points = points.sort_values("date", kind="stable").drop_duplicates("date", keep="last")
     first, last = window(req)
-    sessions = sessions_between(first, last)
-    if not sessions or points.empty:
-        return pd.DataFrame()
-    days = pd.DataFrame({"day": pd.to_datetime(pd.Series(sessions))})
-    points["day"] = pd.to_datetime(points["date"])
-    joined = pd.merge_asof(days, points[["day", "factor"]], on="day", direction="backward")
-    joined = joined[joined["factor"].notna()]
-    return pd.DataFrame(
-        {
-            "symbol": raw.query.symbol,
-            "trade_date": joined["day"].dt.date.to_numpy(),
-            "adj_factor": joined["factor"].to_numpy(dtype="float64"),
-        }
+    return factors_by_session(
+        frame,
+        date_column=FACTOR_DATE,
+        factor_column=FACTOR_VALUE,
+        first=first,
+        last=last,
+        symbol=raw.query.symbol,
+        vendor=VENDOR,
+        endpoint=ENDPOINT,
     )
 
 
