@@ -16,7 +16,6 @@ from pitlake.pipeline.planning import check_datasets, chunks_for, month_chunks
 from pitlake.pipeline.resources import EnvSpec, new_run_id, release
 from pitlake.pipeline.summary import summarize
 from pitlake.pipeline.units import UnitOutcome
-from pitlake.symbols import canonical_many
 
 # Trade-dated datasets and the calendar first: the universe of per-symbol datasets
 # (statements, news) is the set of symbols the quotes brought in.
@@ -41,8 +40,8 @@ def backfill(
     corrections inside the window to old periods are present too."""
     logger = get_run_logger()
     lo, hi = to_date(start), to_date(end)
-    names = check_datasets(datasets, schemas.BACKFILL_DATASETS)
-    syms = tuple(canonical_many(symbols)) or None
+    syms = schemas.run_symbols(symbols) or None
+    names = check_datasets(datasets, schemas.BACKFILL_DATASETS, syms)
     spec = EnvSpec(
         lake=runtime.default_lake(lake),
         run_id=run_id or new_run_id("backfill"),

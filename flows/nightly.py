@@ -20,7 +20,6 @@ from pitlake.pipeline.resources import EnvSpec, env_for, new_run_id, release
 from pitlake.pipeline.summary import summarize
 from pitlake.pipeline.units import UnitOutcome
 from pitlake.statuses import LedgerStatus
-from pitlake.symbols import canonical_many
 from pitlake.vendors.registry import parse_source
 
 
@@ -46,8 +45,8 @@ def nightly(
     OK, NO_DATA or NOT_CONFIGURED."""
     logger = get_run_logger()
     day = to_date(trade_date) if trade_date else latest_closed_session()
-    names = check_datasets(datasets, schemas.NIGHTLY_DATASETS)
-    syms = tuple(canonical_many(symbols)) or None
+    syms = schemas.run_symbols(symbols) or None
+    names = check_datasets(datasets, schemas.NIGHTLY_DATASETS, syms)
     spec = EnvSpec(
         lake=runtime.default_lake(lake),
         run_id=run_id or new_run_id("nightly"),

@@ -173,6 +173,27 @@ def canonical_many(raws: object) -> list[str]:
     return list(dict.fromkeys(canonical(r) for r in raws))  # type: ignore[union-attr]
 
 
+def instrument_members(raws: object, instruments: tuple[str, ...]) -> list[str]:
+    """Each value (a list or a comma-separated string; case and blanks forgiven) must be one
+    of `instruments` (a closed set such as index codes, written as there); never parsed as an
+    A-share code, because 000001.SH, the SSE Composite, is not 000001.SZ."""
+    if raws is None:
+        return []
+    items = raws.split(",") if isinstance(raws, str) else list(raws)  # type: ignore[call-overload]
+    known = {i.upper(): i for i in instruments}
+    out = []
+    for raw in items:
+        text = raw.strip().upper() if isinstance(raw, str) else None
+        if text == "":
+            continue
+        if text not in known:
+            raise InvalidArgumentsError(
+                f"unknown symbol {raw!r}: expected one of {', '.join(instruments)}"
+            )
+        out.append(known[text])
+    return list(dict.fromkeys(out))
+
+
 def board(raw: object) -> Board:
     return parse(raw).board
 

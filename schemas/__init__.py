@@ -61,6 +61,31 @@ DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {d: s.default_chain for d, s in SCH
 ONE_VENDOR_SERIES: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.one_vendor_per_symbol)
 
 
+def run_symbols(symbols: object) -> tuple[str, ...]:
+    """A run's symbols (a list or a comma-separated string), each an A-share code (made
+    canonical) or an instrument some dataset holds (an index code, as written there);
+    de-duplicated in order. Anything else is an InvalidArgumentsError naming it."""
+    from pitlake.errors import InvalidArgumentsError
+    from pitlake.symbols import canonical, instrument_members
+
+    instruments = tuple(dict.fromkeys(i for s in SCHEMAS.values() for i in s.instruments))
+    raws = symbols.split(",") if isinstance(symbols, str) else list(symbols or ())
+    out: list[str] = []
+    for raw in raws:
+        if isinstance(raw, str) and not raw.strip():
+            continue
+        try:
+            out.append(canonical(raw))
+        except InvalidArgumentsError as stock_error:
+            try:
+                out.extend(instrument_members([raw], instruments))
+            except InvalidArgumentsError:
+                raise InvalidArgumentsError(
+                    f"{stock_error}; nor is it an index code ({', '.join(instruments)})"
+                ) from None
+    return tuple(dict.fromkeys(out))
+
+
 def get(name: str) -> Dataset:
     from pitlake.errors import InvalidArgumentsError
 
@@ -90,4 +115,5 @@ __all__ = [
     "Scope",
     "get",
     "of_kind",
+    "run_symbols",
 ]

@@ -8,7 +8,7 @@ The bitemporal columns are the same for every dataset and defined only here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import time
 from enum import StrEnum
@@ -17,7 +17,9 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import Rule
+from pitlake.symbols import canonical_many, instrument_members
 
 TS = pa.timestamp("us", tz="UTC")
 
@@ -134,6 +136,29 @@ class Dataset:
         """Columns whose change makes a new version."""
         skip = set(self.key) | set(self.ignore_on_compare)
         return [c for c in self.columns if c not in skip]
+
+    @property
+    def per_symbol(self) -> bool:
+        """Are its rows about symbols (a `symbol`/`symbols` column), unlike the calendar?"""
+        return bool({"symbol", "symbols"} & set(self.columns))
+
+    def symbols_of(self, symbols: object) -> list[str]:
+        """`symbols` in this dataset's form: members of its `instruments` (index codes), else
+        canonical A-share codes; anything else is an InvalidArgumentsError."""
+        if self.instruments:
+            return instrument_members(symbols, self.instruments)
+        return canonical_many(symbols)
+
+    def own_symbols(self, symbols: Sequence[str] | None) -> tuple[str, ...]:
+        """The symbols of a run (already valid for some dataset) that this dataset is about:
+        its instruments, or the A-share codes among them."""
+        mine = []
+        for s in symbols or ():
+            try:
+                mine.extend(self.symbols_of([s]))
+            except InvalidArgumentsError:
+                continue
+        return tuple(mine)
 
     @property
     def version_key(self) -> tuple[str, ...]:

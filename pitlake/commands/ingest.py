@@ -160,16 +160,15 @@ def _run(
     from pitlake.calendar import to_date
     from pitlake.pipeline.planning import check_datasets, month_chunks
     from pitlake.pipeline.resources import new_run_id
-    from pitlake.symbols import canonical_many
     from pitlake.vendors.registry import parse_source
 
     parse_source(source)
-    canonical_many(symbols)
+    syms = schemas.run_symbols(symbols) or None
     if date:
         to_date(date)
     if start and end:
         month_chunks(to_date(start), to_date(end))
-    check_datasets(datasets, schemas.BACKFILL_DATASETS if start else schemas.NIGHTLY_DATASETS)
+    check_datasets(datasets, schemas.BACKFILL_DATASETS if start else schemas.NIGHTLY_DATASETS, syms)
     check_writable_lake(lake)  # one LakeUnwritableError naming the path, before any flow
 
     run_id = new_run_id("backfill" if start else "nightly")

@@ -17,9 +17,17 @@ from pitlake.schemas import Kind, Scope
 from pitlake.symbols import canonical_many
 
 
-def check_datasets(datasets: Iterable[str] | str | None, default: Sequence[str]) -> list[str]:
+def check_datasets(
+    datasets: Iterable[str] | str | None,
+    default: Sequence[str],
+    symbols: Sequence[str] | None = None,
+) -> list[str]:
+    """The run's datasets. With `symbols` (schemas.run_symbols), only datasets those symbols
+    are about: by default the others are left out (`--symbols 000300.SH` ingests the index's
+    bars, not the whole market's quotes); a dataset named explicitly that none of them is
+    about is an InvalidArgumentsError."""
     if datasets is None:
-        return list(default)
+        return [d for d in default if _about(d, symbols)]
     if isinstance(datasets, str):
         datasets = [d for d in datasets.split(",") if d.strip()]
     out = []
@@ -29,11 +37,36 @@ def check_datasets(datasets: Iterable[str] | str | None, default: Sequence[str])
             raise InvalidArgumentsError(
                 f"dataset {name!r} is not ingested by this flow; choose from {', '.join(default)}"
             )
+        if not _about(name, symbols):
+            raise InvalidArgumentsError(
+                f"none of the symbols {', '.join(symbols or ())} is one {name!r} holds"
+                + (
+                    f" (it holds {', '.join(schemas.get(name).instruments)})"
+                    if schemas.get(name).instruments
+                    else " (it holds A-share codes)"
+                )
+            )
         if name not in out:
             out.append(name)
     if not out:
         raise InvalidArgumentsError("no datasets given")
     return out
+
+
+def _about(dataset: str, symbols: Sequence[str] | None) -> bool:
+    """Is a run restricted to `symbols` about this dataset? Always, for one without symbols
+    (the calendar) or a run without a restriction."""
+    spec = schemas.get(dataset)
+    return not symbols or not spec.per_symbol or bool(spec.own_symbols(symbols))
+
+
+def own_symbols(dataset: str, symbols: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The run's symbols this dataset's units ask about (index codes for the index datasets,
+    A-share codes for the others); None: no restriction."""
+    spec = schemas.get(dataset)
+    if not symbols or not spec.per_symbol:
+        return symbols
+    return spec.own_symbols(symbols) or None
 
 
 def session_waves(datasets: Sequence[str]) -> list[list[str]]:
@@ -85,11 +118,12 @@ def nightly_units(
     one for the session (statements: those announced on it)."""
     units = []
     for ds in datasets:
+        mine = own_symbols(ds, symbols)
         if schemas.get(ds).scope is Scope.UNIVERSE:
             lo, hi = published_window(day)
-            units.append(_universe_unit(env, ds, day, lo, hi, symbols))
+            units.append(_universe_unit(env, ds, day, lo, hi, mine))
         else:
-            units.append(Unit(ds, day, trade_date=day, symbols=symbols))
+            units.append(Unit(ds, day, trade_date=day, symbols=mine))
     return units
 
 
@@ -136,6 +170,7 @@ def backfill_units(
     """The units of one dataset over one chunk, minus those the ledger holds as done: by the
     dataset's kind and scope."""
     spec = schemas.get(dataset)
+    symbols = own_symbols(dataset, symbols)
     scopes = list(symbols) if symbols else [WHOLE_MARKET]
     if spec.kind is Kind.TRADE_DATED:  # one unit per session
         return [

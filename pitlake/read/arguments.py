@@ -12,7 +12,7 @@ from pitlake.calendar import FIRST_SESSION, TradingCalendar, to_date
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import beijing_day_window, is_quarter_end
 from pitlake.read.cutoff import Ask
-from pitlake.symbols import canonical_many
+from pitlake.symbols import canonical_many, instrument_members
 
 DEFAULT_NEWS_LOOKBACK_DAYS = 7
 MAX_NEWS_LOOKBACK_DAYS = 366
@@ -69,30 +69,12 @@ def symbols(value: Any, *, required: bool, instruments: tuple[str, ...] = ()) ->
         raise InvalidArgumentsError(
             f"symbols must be a string or a list of strings, got {type(value).__name__}"
         )
-    out = members(value, instruments) if instruments else canonical_many(value)
+    out = instrument_members(value, instruments) if instruments else canonical_many(value)
     if required and not out:
         raise InvalidArgumentsError("give at least one symbol, e.g. 600519.SH")
     if len(out) > MAX_SYMBOLS:
         raise InvalidArgumentsError(f"too many symbols ({len(out)} > {MAX_SYMBOLS})")
     return out
-
-
-def members(value: str | list[Any] | tuple[Any, ...], instruments: tuple[str, ...]) -> list[str]:
-    """Each value, case and blanks forgiven, must be one of `instruments`; never parsed as an
-    A-share code (000001.SH, the SSE Composite, is not 000001.SZ)."""
-    raws = value.split(",") if isinstance(value, str) else list(value)
-    known = {i.upper(): i for i in instruments}
-    out = []
-    for raw in raws:
-        text = raw.strip().upper() if isinstance(raw, str) else None
-        if text == "":
-            continue
-        if text not in known:
-            raise InvalidArgumentsError(
-                f"unknown symbol {raw!r}: expected one of {', '.join(instruments)}"
-            )
-        out.append(known[text])
-    return list(dict.fromkeys(out))
 
 
 def choice(name: str, value: Any, allowed: tuple[str, ...], *, default: str | None) -> str | None:

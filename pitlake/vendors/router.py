@@ -31,7 +31,6 @@ import pandas as pd
 from pitlake import schemas
 from pitlake.errors import InvalidArgumentsError, VendorError
 from pitlake.statuses import ROUTE_FAILURE_ORDER, LedgerStatus
-from pitlake.symbols import canonical
 from pitlake.vendors.base import Adapter, FetchOutcome, FetchRequest, RawResponse
 from pitlake.vendors.plugins import known_vendors
 from pitlake.vendors.retry import AttemptLog, recording
@@ -145,9 +144,7 @@ class Router:
         """Raise InvalidArgumentsError for a request no vendor may be asked."""
         from pitlake.schemas import get as get_schema
 
-        get_schema(req.dataset)
-        for symbol in req.symbols or ():
-            canonical(symbol)
+        get_schema(req.dataset).symbols_of(list(req.symbols or ()))
 
     # ------------------------------------------------------------ routing
 
