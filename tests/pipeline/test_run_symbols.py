@@ -43,9 +43,9 @@ def test_a_run_of_index_codes_leaves_the_stock_datasets_out() -> None:
 
 
 def test_a_named_dataset_no_symbol_belongs_to_is_refused() -> None:
-    with pytest.raises(InvalidArgumentsError, match="'quotes'.*A-share codes"):
+    with pytest.raises(InvalidArgumentsError, match=r"'quotes'.*A-share codes"):
         check_datasets(["quotes"], schemas.NIGHTLY_DATASETS, ("000300.SH",))
-    with pytest.raises(InvalidArgumentsError, match="'index_quotes'.*000300.SH"):
+    with pytest.raises(InvalidArgumentsError, match=r"'index_quotes'.*000300\.SH"):
         check_datasets(["index_quotes"], schemas.NIGHTLY_DATASETS, ("600519.SH",))
 
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlencode
 
+from pitlake.schemas import QUERY_DATASETS, SCHEMAS
+from pitlake.serve.api import surfaces
 from pitlake.statuses import ResultStatus
 
 if TYPE_CHECKING:
@@ -45,20 +47,15 @@ if TYPE_CHECKING:
 ARROW_MEDIA = "application/vnd.apache.arrow.stream"
 PARQUET_MEDIA = "application/vnd.apache.parquet"
 FORMATS = ("json", "arrow", "parquet")
-# Endpoints whose answer is one Result table (snapshot and status are JSON only).
-DATA_PATHS = frozenset(
-    {
-        "/v1/quotes",
-        "/v1/valuation",
-        "/v1/financials",
-        "/v1/news",
-        "/v1/dragon-tiger",
-        "/v1/calendar",
-        "/v1/sql",
-    }
-)
-# /v1/news has its own `limit` (the newest N items): it does not page.
-PAGED_PATHS = DATA_PATHS - {"/v1/news"}
+# Endpoints whose answer is one Result table (snapshot and status are JSON only): every
+# dataset's route, generated from the specs, and the SQL answer.
+DATA_PATHS = frozenset({*(f"/v1/{surfaces.path(SCHEMAS[d])}" for d in QUERY_DATASETS), "/v1/sql"})
+# A dataset whose query has its own `limit` (news: the newest N items) does not page.
+PAGED_PATHS = DATA_PATHS - {
+    f"/v1/{surfaces.path(SCHEMAS[d])}"
+    for d in QUERY_DATASETS
+    if "limit" in surfaces.model(SCHEMAS[d]).model_fields
+}
 MAX_PAGE = 100_000
 BATCH_ROWS = 64 * 1024
 PAGE_KEYS = ("limit", "cursor", "format")
