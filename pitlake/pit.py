@@ -267,6 +267,18 @@ def rule_news(frame: pd.DataFrame, fetched_at: datetime):
     return known.astype(KNOWN_AT_DTYPE), basis
 
 
+def rule_published_else_day_end(frame: pd.DataFrame, fetched_at: datetime):
+    """An item with a vendor publish time (`published_at`) is known then (`published`); one
+    the vendor dates only by its Beijing day (`ann_date`) at the end of that day
+    (`announcement`). Never first_seen: every such item carries its day."""
+    published = pd.to_datetime(frame["published_at"], utc=True).astype(KNOWN_AT_DTYPE)
+    day_end = _dates_at(frame["ann_date"], END_OF_DAY) if len(frame) else published
+    has = published.notna()
+    known = published.where(has, day_end)
+    basis = _const(frame, KnownAtBasis.PUBLISHED).where(has, KnownAtBasis.ANNOUNCEMENT)
+    return known.astype(KNOWN_AT_DTYPE), basis
+
+
 def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
     """ann_date / revision_date (f_ann_date, UPDATE_DATE) / statutory deadline / first_seen.
 

@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from pitlake.calendar import is_session, previous_session, sessions_between
+import announcements_tables
 from pitlake.schemas.index_quotes import INDICES
+
+from pitlake.calendar import is_session, previous_session, sessions_between
 from pitlake.symbols import parse
 
 SEED = 20250630
@@ -1424,7 +1426,7 @@ def generate(root: Path) -> list[Path]:
     out.rows("akshare", "stock_profit_sheet_by_report_em", em_statement("income", versions))
     out.rows("akshare", "stock_balance_sheet_by_report_em", em_statement("balance", versions))
     out.rows("akshare", "stock_cash_flow_sheet_by_report_em", em_statement("cashflow", versions))
-    out.rows("akshare", "stock_notice_report", em_notices())
+    announcements_tables.write(out, em_notices())  # stock_notice_report and anns_d
     out.rows("akshare", "stock_news_em", em_stock_news())
     out.rows("akshare", "stock_info_global_em", em_global_news())
     out.rows("akshare", "stock_lhb_detail_em", em_lhb_detail(listings, bars))

@@ -3,6 +3,7 @@ from the specs here, never typed again."""
 
 from pitlake.schemas import (
     adj_factors,
+    announcements,
     calendar,
     dragon_tiger,
     financials,
@@ -24,6 +25,7 @@ SCHEMAS: dict[str, Dataset] = {
         news,
         dragon_tiger,
         calendar,
+        announcements,
     )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)

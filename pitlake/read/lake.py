@@ -30,6 +30,7 @@ from pitlake.read.session_slices import SessionSlices
 from pitlake.read.stored_calendar import lake_calendar
 from pitlake.schemas import (
     Dataset,
+    announcements,
     calendar,
     dragon_tiger,
     financials,
@@ -278,6 +279,33 @@ class Lake:
     ) -> Result:
         """XSHG days in [start, end] (default: the cutoff's day) with is_open."""
         return self.read(calendar.SCHEMA, date=date, start=start, end=end, as_of=as_of)
+
+    def announcements(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        lookback_days: int | None = None,
+        limit: int | None = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Company announcements public in the Beijing days [start, end] (default: the
+        `lookback_days`, 7, up to the cutoff's day), newest first; whole market unless
+        `symbols` is given."""
+        return self.read(
+            announcements.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            lookback_days=lookback_days,
+            limit=limit,
+            as_ingested=as_ingested,
+        )
 
     # ================================================================ point-in-time SQL
 

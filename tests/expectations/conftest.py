@@ -181,6 +181,26 @@ def news(fetched_at: datetime = FETCHED) -> pd.DataFrame:
     return _finish("news", frame, fetched_at, "akshare")
 
 
+def announcements(fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    published = pd.Series(pd.to_datetime(["2025-06-04T16:30:00+08:00", None], utc=True)).astype(
+        "datetime64[us, UTC]"
+    )
+    frame = pd.DataFrame(
+        {
+            "ann_id": pd.array(["a1", "a2"], dtype="str"),
+            "symbols": [["600519.SH"], ["000001.SZ"]],
+            "name": pd.array(["贵州茅台", "平安银行"], dtype="str"),
+            "title": pd.array(["关于召开股东大会的通知", "权益分派实施公告"], dtype="str"),
+            "ann_type": pd.array([None, "权益分派实施"], dtype="str"),
+            "ann_date": [date(2025, 6, 4), date(2025, 6, 4)],
+            "url": pd.array([None, None], dtype="str"),
+            "published_at": published,
+            "sources": [["tushare:anns_d"], ["akshare:stock_notice_report"]],
+        }
+    )
+    return _finish("announcements", frame, fetched_at, "tushare")
+
+
 def calendar(fetched_at: datetime = FETCHED) -> pd.DataFrame:
     days = [D + timedelta(days=i) for i in range(4)]
     frame = pd.DataFrame(
@@ -202,6 +222,7 @@ BUILDERS = {
     "financials": financials,
     "news": news,
     "calendar": calendar,
+    "announcements": announcements,
 }
 
 

@@ -52,7 +52,7 @@ def _at(day: date, hour: int, minute: int = 0) -> pd.Timestamp:
 def _known_at_before_event(dataset: str) -> Mutation:
     def mutate(f: pd.DataFrame) -> pd.DataFrame:
         f = f.copy()
-        if dataset == "news":
+        if dataset in ("news", "announcements"):  # dated by published_at
             early = f.loc[0, "published_at"] - pd.Timedelta(minutes=1)
         elif dataset == "financials":
             early = _at(f.loc[0, "report_period"], 12)
@@ -125,6 +125,7 @@ SPECIFIC: dict[str, list[tuple[str, Mutation, dict[str, Any]]]] = {
         ("ann_date_not_before_period", _set("ann_date", date(2025, 3, 1)), {}),
     ],
     "news": [("published_not_in_future", _future_published, {})],
+    "announcements": [("published_not_in_future", _future_published, {})],
     "adj_factors": [("adj_factor_positive", _set("adj_factor", 0.0), {})],
 }
 

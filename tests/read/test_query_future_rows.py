@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from pitlake.envelope import Result
@@ -50,6 +51,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     )
     write(store, "financials", [statement_row(A, "2025-03-31", "2025-04-25", revenue=1.0)])
     write(store, "news", news_frame([news_item("old", "old", bj("2025-06-04", "09:00"), [A])]))
+    write(store, "announcements", [notice("old", "2025-06-04", bj("2025-06-04", "15:59"))])
     # from the future, seen from the cutoff
     write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
     write(store, "adj_factors", [factor(A, "2025-06-05", MARK)])  # next ex-date
@@ -79,6 +81,14 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
             ]
         ),
     )
+    write(
+        store,
+        "announcements",
+        [
+            notice("later", "2025-06-04", bj("2025-06-04", "16:01")),
+            notice("day_end", "2025-06-04", None),  # date only: known at the end of 06-04
+        ],
+    )
     # corrections first seen after the cutoff
     later = INGEST.replace(day=25)
     write(store, "quotes", [bar(A, "2025-06-03", MARK)], ingested_at=later)
@@ -98,6 +108,17 @@ def index_bar(day: str, close: float) -> dict[str, Any]:
     row = bar(INDEX, day, close)
     del row["turnover_rate"]
     return row
+
+
+def notice(ann_id: str, day: str, at: datetime | None) -> dict[str, Any]:
+    published = pd.Timestamp(at).tz_convert("UTC") if at is not None else pd.NaT
+    return {
+        "ann_id": ann_id,
+        "symbols": [A],
+        "title": ann_id,
+        "ann_date": day,
+        "published_at": published,
+    }
 
 
 def _cutoff() -> datetime:
@@ -129,6 +150,11 @@ READS: list[tuple[str, Callable[[Lake], Result]]] = [
     ("financials-latest", lambda lk: lk.financials(A, as_of=CUTOFF, latest_only=True)),
     ("news", lambda lk: lk.news(start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
     ("news-symbol", lambda lk: lk.news(A, end="2025-06-30", lookback_days=30, as_of=CUTOFF)),
+    (
+        "announcements",
+        lambda lk: lk.announcements(start="2025-06-01", end="2025-06-30", as_of=CUTOFF),
+    ),
+    ("announcements-symbol", lambda lk: lk.announcements(A, date="2025-06-04", as_of=CUTOFF)),
 ]
 
 
@@ -145,6 +171,7 @@ def test_no_future_row_leaks(planted: Lake, name: str, read: Callable[[Lake], Re
         assert datetime.fromisoformat(row["known_at"]) <= cutoff, (name, row)
         assert MARK not in _values(row), (name, row)
         assert row.get("news_id") not in ("later", "undated")
+        assert row.get("ann_id") not in ("later", "day_end")
     if r.meta["known_at_max"]:
         assert datetime.fromisoformat(r.meta["known_at_max"]) <= cutoff
 
@@ -161,6 +188,11 @@ def test_future_rows_do_appear_after_their_time(planted: Lake) -> None:
         d["news_id"] for d in lake.news(end="2025-06-30", lookback_days=30, as_of=late).data
     } >= {"later", "undated"}
     assert any(d["revenue"] == MARK for d in lake.financials(A, as_of=late).data)
+    assert {d["ann_id"] for d in lake.announcements(date="2025-06-04", as_of=late).data} == {
+        "old",
+        "later",
+        "day_end",
+    }
     assert [d["close"] for d in lake.index_quotes(INDEX, date="2025-06-05", as_of=late).data] == [
         MARK
     ]

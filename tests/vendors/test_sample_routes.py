@@ -50,6 +50,12 @@ CASES = [
         {"published"},
     ),
     (
+        "announcements",  # one Tushare row without rec_time: the end of its day
+        FetchRequest("announcements", start=date(2025, 4, 1), end=date(2025, 6, 30)),
+        "tushare",
+        {"published", "announcement"},
+    ),
+    (
         "calendar",
         FetchRequest("calendar", start=date(2025, 4, 1), end=date(2025, 6, 30)),
         "tushare",

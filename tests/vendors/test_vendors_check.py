@@ -228,7 +228,8 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
         "tool_trade_date_hist_sina",
     ):
         replay.add_file(reply_file(fn, "normal"))
-    replay.add_file(reply_file("stock_notice_report", "normal"), params={"f_node": "1"})
+    for f_node in ("1", "0"):  # 财务报告 (financials' announcers), 全部 (announcements)
+        replay.add_file(reply_file("stock_notice_report", "normal"), params={"f_node": f_node})
     for spec in load_replies(reply_file("stock_zh_a_hist_tx", "normal")):  # recorded for sz000001
         replay.add(**{**spec, "body": spec.get("body", "").replace("sz000001", "sh600519")})
     with replay.active():

@@ -90,6 +90,15 @@ SPECS: dict[str, EndpointSpec] = {
             Filter("end_date", "datetime", "time_to"),
         ),
     ),
+    "anns_d": EndpointSpec(
+        filters=(
+            Filter("ts_code", "ts_code", "list"),
+            Filter("ann_date", "ann_date", "date"),
+            Filter("start_date", "ann_date", "date_from"),
+            Filter("end_date", "ann_date", "date_to"),
+        ),
+        date_column="ann_date",
+    ),
     MAJOR_NEWS: EndpointSpec(
         filters=(
             Filter("src", "src"),
@@ -120,6 +129,7 @@ _TUSHARE_STR = frozenset(
         "pub_time",
         "url",
         "ann_type",
+        "rec_time",
     }
 )
 _TUSHARE_AS_IS = frozenset({"is_open"})  # documented as a string, seen as an int: keep as given

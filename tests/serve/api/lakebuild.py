@@ -13,6 +13,8 @@ weekend 06-07/08, then 06-09, 06-10, 06-11.
 - dragon_tiger: A listed twice on 06-04; whole-market fetches OK on 06-03 … 06-06.
 - financials: A income for 2024 annual and 2025 Q1; B fetched OK with nothing public.
 - news: three items about A / B on 06-04 and 06-05.
+- announcements: A at 23:59 on 06-05 (rec_time), B date-only on 06-05, A at 00:01 on 06-06;
+  whole-market fetches OK for 06-04 … 06-06.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+import pandas as pd
+
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.store import LakeStore
 from tests.lake.conftest import (
     INGEST,
     bar,
     bj,
+    canonical,
     factor,
     news_frame,
     news_item,
@@ -53,6 +58,7 @@ def build_lake(root: Path) -> Path:
         _dragon_tiger(store, cat)
         _financials(store, cat)
         _news(store, cat)
+        _announcements(store, cat)
     finally:
         cat.close()
     return root
@@ -145,3 +151,30 @@ def _news(store: LakeStore, cat: Catalog) -> None:
     write(store, "news", news_frame(items), ingested_at=INGEST)
     for d in ("2025-06-04", "2025-06-05", "2025-06-06"):
         cat.record_ledger("news", d, "OK", rows=1, vendor="akshare", at=INGEST)
+
+
+def _announcements(store: LakeStore, cat: Catalog) -> None:
+    def notice(ann_id: str, symbol: str, day: str, title: str, at: datetime | None) -> dict:
+        return {
+            "ann_id": ann_id,
+            "symbols": [symbol],
+            "name": None,
+            "title": title,
+            "ann_type": None,
+            "ann_date": day,
+            "url": None,
+            "published_at": at,
+            "sources": ["tushare:anns_d"],
+        }
+
+    rows = [
+        notice("a1", A, "2025-06-05", "关于控股股东增持计划的公告", bj("2025-06-05", "23:59")),
+        notice("a2", B, "2025-06-05", "2024年年度权益分派实施公告", None),
+        notice("a3", A, "2025-06-06", "关于召开临时股东大会的通知", bj("2025-06-06", "00:01")),
+    ]
+    frame = pd.DataFrame(rows)
+    frame["published_at"] = pd.to_datetime(
+        [r["published_at"] or pd.NaT for r in rows], utc=True
+    ).astype("datetime64[us, UTC]")
+    write(store, "announcements", canonical("announcements", frame.to_dict("records")))
+    cat.record_ledger("announcements", "2025-06-06", "OK", rows=3, vendor="tushare", at=INGEST)

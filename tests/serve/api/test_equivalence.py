@@ -76,6 +76,25 @@ CASES: list[tuple[list[str], tuple[str, dict[str, Any]], tuple[str, dict[str, An
         ("index_quotes", {"start": "2025-06-03", "end": "2025-06-06", "as_of": "2025-06-07"}),
     ),
     (
+        [
+            *("announcements", "--start", "2025-06-05", "--end", "2025-06-06"),
+            *("--as-of", "2025-06-05T23:59:30+08:00"),
+        ],
+        (
+            "/v1/announcements",
+            {"start": "2025-06-05", "end": "2025-06-06", "as_of": "2025-06-05T23:59:30+08:00"},
+        ),
+        (
+            "announcements",
+            {"start": "2025-06-05", "end": "2025-06-06", "as_of": "2025-06-05T23:59:30+08:00"},
+        ),
+    ),
+    (
+        ["announcements", "-s", A, "--date", "2025-06-06", "--as-of", "2025-06-07"],
+        ("/v1/announcements", {"symbol": A, "date": "2025-06-06", "as_of": "2025-06-07"}),
+        ("announcements", {"symbols": A, "date": "2025-06-06", "as_of": "2025-06-07"}),
+    ),
+    (
         ["dragon-tiger", "-s", B, "--date", "2025-06-04", "--as-of", "2025-06-05"],
         ("/v1/dragon-tiger", {"symbol": B, "date": "2025-06-04", "as_of": "2025-06-05"}),
         ("dragon_tiger", {"symbols": B, "date": "2025-06-04", "as_of": "2025-06-05"}),

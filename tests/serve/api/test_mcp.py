@@ -25,6 +25,7 @@ TOOLS = {
     "news",
     "dragon_tiger",
     "calendar",
+    "announcements",
     "snapshot",
     "status",
 }
@@ -107,6 +108,7 @@ def test_answers_are_the_envelope(lake_dir: Path) -> None:
         ("index_quotes", {}),
         ("dragon_tiger", {}),
         ("calendar", {}),
+        ("announcements", {"symbols": A}),
         ("snapshot", {"symbols": [A, B]}),
         ("status", {}),
     ],

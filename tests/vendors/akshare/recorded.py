@@ -85,6 +85,11 @@ RECORDED: dict[str, Recording] = {
         ),
         at=datetime(2025, 6, 19, 12, 0, tzinfo=UTC),  # the evening after the listing day
     ),
+    "announcements": _recording(  # one notice list per day since the previous session
+        FetchRequest("announcements", trade_date=D3),
+        ("stock_notice_report", "normal", {"params": {"f_node": "0", "begin_time": "2025-06-03"}}),
+        ("stock_notice_report", "empty", {"params": {"f_node": "0"}}),
+    ),
     "calendar": _recording(
         FetchRequest("calendar", start=date(2025, 5, 30), end=D3),
         ("tool_trade_date_hist_sina", "normal", {}),

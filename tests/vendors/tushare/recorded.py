@@ -36,5 +36,6 @@ RECORDED: dict[str, Recording] = {
         "news",
         "top_list",
         "trade_cal",
+        "anns_d",
     )
 }

@@ -135,6 +135,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "top_inst", FetchRequest("dragon_tiger", trade_date=D), ("top_list",), "enrichment"
         ),
+        Scenario("anns_d", FetchRequest("announcements", start=D, end=D), (), "sole"),
         Scenario(
             "trade_cal",
             FetchRequest("calendar", start=date(2025, 5, 30), end=date(2025, 6, 3)),

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from pitlake.calendar import previous_session
 from pitlake.errors import InvalidArgumentsError, VendorNotConfiguredError
 from pitlake.pit import is_quarter_end
 from pitlake.schemas.financials import STATEMENTS
@@ -28,10 +27,9 @@ from pitlake.vendors.akshare.fetch import (
     canonical_symbols,
     concat,
     require,
-    window,
-    yyyymmdd,
 )
 from pitlake.vendors.akshare.fields import EM_REPORT_TYPE, EM_STATEMENT_MAPPED, statement_fields
+from pitlake.vendors.akshare.notices import NOTICE_LIST, notice_queries
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
 from pitlake.vendors.parsing import (
     garbled,
@@ -48,8 +46,6 @@ STATEMENT_ENDPOINTS: dict[str, str] = {
     "balance": "stock_balance_sheet_by_report_em",
     "cashflow": "stock_cash_flow_sheet_by_report_em",
 }
-NOTICE_LIST = "stock_notice_report"
-NOTICE_KIND_FINANCIAL = "财务报告"
 STATEMENT_DATES = ("REPORT_DATE", "NOTICE_DATE", "UPDATE_DATE")
 
 
@@ -68,22 +64,6 @@ def statement_queries(symbols: Sequence[str], req: FetchRequest) -> list[VendorQ
         VendorQuery(STATEMENT_ENDPOINTS[st], {"symbol": to_vendor(s, "em_f10")}, symbol=s, tag=st)
         for s in symbols
         for st in statements(req)
-    ]
-
-
-def notice_queries(req: FetchRequest) -> list[VendorQuery]:
-    """Announcement days to scan. For a trade date: from the previous session through it,
-    so weekend/holiday filings and the previous evening's late filings are not missed
-    (re-ingesting an unchanged statement adds nothing)."""
-    first, last = window(req)
-    if req.trade_date is not None:
-        first = previous_session(req.trade_date)
-    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-    return [
-        VendorQuery(
-            NOTICE_LIST, {"symbol": NOTICE_KIND_FINANCIAL, "date": yyyymmdd(d)}, tag="notice"
-        )
-        for d in days
     ]
 
 
