@@ -25,6 +25,8 @@ from pitlake.expectations.expect import (
 )
 from pitlake.schemas import Dataset
 
+from pitlake.pit import END_OF_DAY
+
 if TYPE_CHECKING:
     from pitlake.expectations.gate import RunContext
 
@@ -139,6 +141,25 @@ def _statement_periods() -> list:
     ]
 
 
+def _quarter_end() -> list:
+    return [
+        expectation(
+            gxe.ExpectColumnValuesToBeInSet,
+            "report_period_quarter_end",
+            "report_period",
+            "report_period is a quarter end (03-31, 06-30, 09-30, 12-31)",
+            column=d.PERIOD_MMDD,
+            value_set=QUARTER_ENDS,
+        )
+    ]
+
+
+def _period_mmdd(
+    spec: Dataset, frame: pd.DataFrame, ctx: RunContext, derived: dict[str, Any]
+) -> dict[str, object]:
+    return {d.PERIOD_MMDD: d.statement_period_columns(frame, END_OF_DAY)[d.PERIOD_MMDD]}
+
+
 def _publication() -> list:
     return [
         known_at_not_before("published_at", "published_at"),
@@ -214,6 +235,8 @@ HOOKS: dict[str, Hook] = {
     "price_limit_pct": Hook(_limit_pct, _moves(in_prices=False)),
     # report periods are quarter ends, announced after them and by the statutory deadline
     "statement_periods": Hook(_statement_periods, _periods),
+    # report periods are quarter ends (a schedule for a period may be made before it ends)
+    "quarter_end_period": Hook(_quarter_end, _period_mmdd),
     # published_at is the known_at floor and never after the fetch
     "publication": Hook(_publication),
     "positive_factor": Hook(_positive_factor),

@@ -144,6 +144,19 @@ def statutory_deadline(report_period: date | str) -> date:
     }[p.month]
 
 
+def periods_reporting_in(first: date, last: date, *, lead_days: int = 31) -> list[date]:
+    """The quarter ends whose reports may be scheduled or published in [first, last]: from
+    `lead_days` before the period ends (schedules are announced around then) through its
+    statutory deadline."""
+    out = []
+    for year in range(first.year - 1, last.year + 1):
+        for month, day in ((3, 31), (6, 30), (9, 30), (12, 31)):
+            p = date(year, month, day)
+            if p - timedelta(days=lead_days) <= last and statutory_deadline(p) >= first:
+                out.append(p)
+    return out
+
+
 def report_known_at(
     report_period: date | str,
     ann_date: date | None = None,
@@ -276,6 +289,21 @@ def rule_published_else_day_end(frame: pd.DataFrame, fetched_at: datetime):
     has = published.notna()
     known = published.where(has, day_end)
     basis = _const(frame, KnownAtBasis.PUBLISHED).where(has, KnownAtBasis.ANNOUNCEMENT)
+    return known.astype(KNOWN_AT_DTYPE), basis
+
+
+def rule_announced_else_first_seen(frame: pd.DataFrame, fetched_at: datetime):
+    """A plan the vendor dates by its announcement (`ann_date`) is known at the end of the
+    latest day that applies to its values: the announcement, or a later `actual_date` the row
+    already reports (basis `announcement`). One without an announcement date is known when we
+    first saw it (`first_seen`): a vendor's current plan is never back-dated."""
+    ann = pd.to_datetime(frame["ann_date"])
+    actual = pd.to_datetime(frame["actual_date"])
+    latest = ann.where(actual.isna() | (ann >= actual), actual).where(ann.notna())
+    seen = _fetched(frame, fetched_at)
+    dated = latest.notna()
+    known = _dates_at(latest, END_OF_DAY).where(dated, seen) if len(frame) else seen
+    basis = _const(frame, KnownAtBasis.ANNOUNCEMENT).where(dated, KnownAtBasis.FIRST_SEEN)
     return known.astype(KNOWN_AT_DTYPE), basis
 
 

@@ -25,6 +25,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import announcements_tables
+import disclosure_schedule_tables
 from pitlake.schemas.index_quotes import INDICES
 
 from pitlake.calendar import is_session, previous_session, sessions_between
@@ -1412,6 +1413,7 @@ def generate(root: Path) -> list[Path]:
     out.rows("tushare", "balancesheet", tushare_statement("balance", versions))
     out.rows("tushare", "cashflow", tushare_statement("cashflow", versions))
     out.rows("tushare", "disclosure_date", tushare_disclosure_date())
+    disclosure_schedule_tables.write(out, tushare_disclosure_date(), {i.ts_code: i.name for i in ISSUERS})
     out.rows("tushare", "top_list", tushare_top_list(listings))
     out.rows("tushare", "top_inst", tushare_top_inst(listings))
     out.rows("tushare", "trade_cal", tushare_trade_cal())

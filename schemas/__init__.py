@@ -5,6 +5,7 @@ from pitlake.schemas import (
     adj_factors,
     announcements,
     calendar,
+    disclosure_schedule,
     dragon_tiger,
     financials,
     index_quotes,
@@ -26,6 +27,7 @@ SCHEMAS: dict[str, Dataset] = {
         dragon_tiger,
         calendar,
         announcements,
+        disclosure_schedule,
     )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)

@@ -69,6 +69,7 @@ class Kind(StrEnum):
     TRADE_DATED = "trade_dated"  # one row per symbol and session (bars, factors, lists)
     REPORT_PERIOD = "report_period"  # one row per symbol and reporting period (statements)
     PUBLISHED = "published"  # items dated by their publication (news)
+    SCHEDULED = "scheduled"  # plans dated by the day they are for (a disclosure schedule)
     CALENDAR = "calendar"  # the exchange calendar itself
 
 

@@ -102,6 +102,22 @@ class PublishedQuery(Query):
         return {"symbols": symbols, "end": day, "limit": cls.snapshot_limit}
 
 
+class ScheduledQuery(Query):
+    """Plans for days in [start, end] (default: the cutoff's day and the 30 after it), as
+    known at the as-of: the latest version of each plan public by then."""
+
+    kind: ClassVar[Kind] = Kind.SCHEDULED
+    symbols: OptionalSymbols = None
+    date: Day = None
+    start: Start = None
+    end: End = None
+    as_of: AsOf = None
+
+    @classmethod
+    def snapshot(cls, symbols: list[str], day: date | None) -> dict[str, Any]:
+        return {"symbols": symbols, "start": day}
+
+
 class CalendarQuery(Query):
     """Days in [start, end] (default: the cutoff's day) with is_open."""
 

@@ -32,6 +32,7 @@ from pitlake.schemas import (
     Dataset,
     announcements,
     calendar,
+    disclosure_schedule,
     dragon_tiger,
     financials,
     index_quotes,
@@ -304,6 +305,31 @@ class Lake:
             as_of=as_of,
             lookback_days=lookback_days,
             limit=limit,
+            as_ingested=as_ingested,
+        )
+
+    def disclosure_schedule(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        report_period: str | None = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Which companies planned to publish a periodic report in the Beijing days [start,
+        end] (default: the cutoff's day and the 30 after it), as known at the cutoff: the
+        latest schedule of each (symbol, report_period) public by then."""
+        return self.read(
+            disclosure_schedule.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            report_period=report_period,
             as_ingested=as_ingested,
         )
 

@@ -201,6 +201,21 @@ def announcements(fetched_at: datetime = FETCHED) -> pd.DataFrame:
     return _finish("announcements", frame, fetched_at, "tushare")
 
 
+def disclosure_schedule(fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(["600519.SH", "000001.SZ"], dtype="str"),
+            "report_period": [date(2025, 6, 30)] * 2,
+            "planned_date": [date(2025, 8, 8), date(2025, 8, 22)],
+            "actual_date": [None, None],
+            "first_planned_date": [None, date(2025, 8, 15)],
+            "ann_date": [date(2025, 6, 1), None],  # the second: first_seen
+            "extra": pd.array([None, '{"一次变更日期": "2025-08-22"}'], dtype="str"),
+        }
+    )
+    return _finish("disclosure_schedule", frame, fetched_at, "tushare")
+
+
 def calendar(fetched_at: datetime = FETCHED) -> pd.DataFrame:
     days = [D + timedelta(days=i) for i in range(4)]
     frame = pd.DataFrame(
@@ -223,6 +238,7 @@ BUILDERS = {
     "news": news,
     "calendar": calendar,
     "announcements": announcements,
+    "disclosure_schedule": disclosure_schedule,
 }
 
 

@@ -90,7 +90,7 @@ def _common_trips(dataset: str) -> list[tuple[str, Mutation, dict[str, Any]]]:
     ]
     for col in schema.key:
         out.append((f"{col}_not_null", _set(col, None), {}))
-    if dataset != "calendar":
+    if "known_at_not_before_event" in {e.meta["check"] for e in expectations_for(dataset)}:
         out.append(("known_at_not_before_event", _known_at_before_event(dataset), {}))
     if dataset in TRADE_DATE_DATASETS:
         weekend = date(2025, 6, 7)
@@ -126,6 +126,9 @@ SPECIFIC: dict[str, list[tuple[str, Mutation, dict[str, Any]]]] = {
     ],
     "news": [("published_not_in_future", _future_published, {})],
     "announcements": [("published_not_in_future", _future_published, {})],
+    "disclosure_schedule": [
+        ("report_period_quarter_end", _set("report_period", date(2025, 3, 30)), {})
+    ],
     "adj_factors": [("adj_factor_positive", _set("adj_factor", 0.0), {})],
 }
 

@@ -30,6 +30,7 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
         "financials": s["financials"]["status"],
         "news": s["news"]["status"],
         "announcements": "OK",
+        "disclosure_schedule": "OK",  # the 2024 annual and 2025 Q1 schedules, in season
     }
     assert ledger(lake, "quotes", "2025-04-10").rows == 10
     # the notices since the previous session, 600234.SH's without rec_time among them

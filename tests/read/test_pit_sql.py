@@ -50,6 +50,7 @@ def test_every_view_holds_only_what_was_public_at_the_cutoff(planted: Lake) -> N
                 assert row["known_at"] <= cutoff, (name, row)
                 assert row.get("news_id") not in ("later", "undated"), name
                 assert row.get("ann_id") not in ("later", "day_end"), name
+                assert str(row.get("planned_date")) != "2025-08-28", name
     finally:
         con.close()
 

@@ -52,6 +52,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "financials", [statement_row(A, "2025-03-31", "2025-04-25", revenue=1.0)])
     write(store, "news", news_frame([news_item("old", "old", bj("2025-06-04", "09:00"), [A])]))
     write(store, "announcements", [notice("old", "2025-06-04", bj("2025-06-04", "15:59"))])
+    write(store, "disclosure_schedule", [plan("2025-08-20", "2025-06-03")])
     # from the future, seen from the cutoff
     write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
     write(store, "adj_factors", [factor(A, "2025-06-05", MARK)])  # next ex-date
@@ -89,6 +90,8 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
             notice("day_end", "2025-06-04", None),  # date only: known at the end of 06-04
         ],
     )
+    # a reschedule announced on the cutoff's day: known at its end, after the cutoff
+    write(store, "disclosure_schedule", [plan("2025-08-28", "2025-06-04")])
     # corrections first seen after the cutoff
     later = INGEST.replace(day=25)
     write(store, "quotes", [bar(A, "2025-06-03", MARK)], ingested_at=later)
@@ -119,6 +122,10 @@ def notice(ann_id: str, day: str, at: datetime | None) -> dict[str, Any]:
         "ann_date": day,
         "published_at": published,
     }
+
+
+def plan(planned: str, ann: str) -> dict[str, Any]:
+    return {"symbol": A, "report_period": "2025-06-30", "planned_date": planned, "ann_date": ann}
 
 
 def _cutoff() -> datetime:
@@ -155,6 +162,10 @@ READS: list[tuple[str, Callable[[Lake], Result]]] = [
         lambda lk: lk.announcements(start="2025-06-01", end="2025-06-30", as_of=CUTOFF),
     ),
     ("announcements-symbol", lambda lk: lk.announcements(A, date="2025-06-04", as_of=CUTOFF)),
+    (
+        "disclosure_schedule",
+        lambda lk: lk.disclosure_schedule(start="2025-08-01", end="2025-08-31", as_of=CUTOFF),
+    ),
 ]
 
 
@@ -172,6 +183,7 @@ def test_no_future_row_leaks(planted: Lake, name: str, read: Callable[[Lake], Re
         assert MARK not in _values(row), (name, row)
         assert row.get("news_id") not in ("later", "undated")
         assert row.get("ann_id") not in ("later", "day_end")
+        assert row.get("planned_date") != "2025-08-28"
     if r.meta["known_at_max"]:
         assert datetime.fromisoformat(r.meta["known_at_max"]) <= cutoff
 
@@ -188,6 +200,10 @@ def test_future_rows_do_appear_after_their_time(planted: Lake) -> None:
         d["news_id"] for d in lake.news(end="2025-06-30", lookback_days=30, as_of=late).data
     } >= {"later", "undated"}
     assert any(d["revenue"] == MARK for d in lake.financials(A, as_of=late).data)
+    assert [
+        d["planned_date"]
+        for d in lake.disclosure_schedule(start="2025-08-01", end="2025-08-31", as_of=late).data
+    ] == ["2025-08-28"]
     assert {d["ann_id"] for d in lake.announcements(date="2025-06-04", as_of=late).data} == {
         "old",
         "later",

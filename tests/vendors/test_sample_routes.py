@@ -56,6 +56,12 @@ CASES = [
         {"published", "announcement"},
     ),
     (
+        "disclosure_schedule",  # dated by ann_date (or actual_date when later)
+        FetchRequest("disclosure_schedule", start=date(2025, 4, 1), end=date(2025, 6, 30)),
+        "tushare",
+        {"announcement"},
+    ),
+    (
         "calendar",
         FetchRequest("calendar", start=date(2025, 4, 1), end=date(2025, 6, 30)),
         "tushare",

@@ -203,7 +203,7 @@ def test_one_unreachable_endpoint_among_answering_ones_exits_5() -> None:
 
 
 def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each() -> None:
-    """The 14 akshare functions pitlake calls, run for real over H1's recorded East Money /
+    """The 15 akshare functions pitlake calls, run for real over H1's recorded East Money /
     Sina / Tencent replies (tests/vendors/wire/akshare/, each citing its akshare source)."""
     from akshare.stock_feature import stock_three_report_em
 
@@ -214,6 +214,7 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
     replay = HttpReplay()
     buy = {"reportName": "RPT_BILLBOARD_DAILYDETAILSBUY"}  # 600519 not on the list that day
     replay.add_file(reply_file("stock_lhb_stock_detail_em", "empty"), params=buy)  # before
+    replay.add_file(reply_file("stock_yysj_em", "normal"))  # bound to its reportName, before
     for fn in (  # stock_lhb_detail_em's route, which matches any datacenter request
         "stock_zh_a_hist",
         "stock_zh_a_daily",
@@ -237,7 +238,7 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
     payload = json.loads(result.output[result.output.index("{") :])  # past any tqdm bar
     (akshare,) = payload["vendors"]
     got = {(p["endpoint"], p["params"].get("adjust", "")): p for p in akshare["endpoints"]}
-    assert len(got) == 14
+    assert len(got) == 15
     assert result.exit_code == 0, {k: p["message"] for k, p in got.items() if p["status"] != "ok"}
     assert got[("stock_lhb_stock_detail_em", "")]["status"] == "no rows"
     assert all(p["status"] == "ok" for k, p in got.items() if k[0] != "stock_lhb_stock_detail_em")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pitlake.envelope import Result
 from pitlake.read.cutoff import Ask
-from pitlake.read.readers import calendar, published, report_period, trade_dated
+from pitlake.read.readers import calendar, published, report_period, scheduled, trade_dated
 from pitlake.schemas import Dataset, Kind
 from pitlake.schemas.query import Query
 
@@ -22,5 +22,6 @@ READERS: dict[Kind, Reader] = {
     Kind.TRADE_DATED: trade_dated.prepare,
     Kind.REPORT_PERIOD: report_period.prepare,
     Kind.PUBLISHED: published.prepare,
+    Kind.SCHEDULED: scheduled.prepare,
     Kind.CALENDAR: calendar.prepare,
 }

@@ -142,6 +142,20 @@ SPECS: dict[str, EndpointSpec] = {
         date_columns=("公告日期",),
         str_columns=("代码",),
     ),
+    # East Money's appointment list: one period and market segment per call; the rows carry
+    # neither, so recorded rows are tagged with the request (`_symbol`, `_date`).
+    "stock_yysj_em": EndpointSpec(
+        filters=(Filter("symbol", "_symbol"), Filter("date", "_date", "date")),
+        no_rows="type_error",  # result: null → TypeError (stock_yjyg_em.py:289-291)
+        date_columns=(
+            "首次预约时间",
+            "一次变更日期",
+            "二次变更日期",
+            "三次变更日期",
+            "实际披露时间",
+        ),
+        str_columns=("股票代码",),
+    ),
     "stock_news_em": EndpointSpec(
         filters=(Filter("symbol", "关键词"),),
         no_rows="key_error:code",  # news_stock.py:71-72 on zero hits

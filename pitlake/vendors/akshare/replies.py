@@ -93,6 +93,11 @@ EMPTY_SIGNS: dict[str, EmptySign] = {
         rows=("data_json", ("result", "data")),
         source="stock_feature/stock_lhb_em.py:801-808",
     ),
+    "stock_yysj_em": EmptySign(
+        raises=((TypeError, _NONE_SUBSCRIPT), (KeyError, "are in the [columns]")),
+        rows=("data_json", ("result", "data")),
+        source="stock_feature/stock_yjyg_em.py:289-329",
+    ),
     "stock_zh_a_hist_tx": EmptySign(
         raises=((IndexError, "out-of-bounds"),),
         rows=("big_df", ()),

@@ -15,6 +15,8 @@ weekend 06-07/08, then 06-09, 06-10, 06-11.
 - news: three items about A / B on 06-04 and 06-05.
 - announcements: A at 23:59 on 06-05 (rec_time), B date-only on 06-05, A at 00:01 on 06-06;
   whole-market fetches OK for 06-04 … 06-06.
+- disclosure_schedule: A's H1 planned 08-20 (announced 06-03), moved to 08-28 (announced 06-05);
+  B's H1 planned 08-22 (first seen at INGEST).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def build_lake(root: Path) -> Path:
         _financials(store, cat)
         _news(store, cat)
         _announcements(store, cat)
+        _schedule(store, cat)
     finally:
         cat.close()
     return root
@@ -178,3 +181,23 @@ def _announcements(store: LakeStore, cat: Catalog) -> None:
     ).astype("datetime64[us, UTC]")
     write(store, "announcements", canonical("announcements", frame.to_dict("records")))
     cat.record_ledger("announcements", "2025-06-06", "OK", rows=3, vendor="tushare", at=INGEST)
+
+
+def _schedule(store: LakeStore, cat: Catalog) -> None:
+    def plan(symbol: str, planned: str, ann: str | None) -> dict:
+        return {
+            "symbol": symbol,
+            "report_period": "2025-06-30",
+            "planned_date": planned,
+            "ann_date": ann,
+        }
+
+    write(
+        store,
+        "disclosure_schedule",
+        [plan(A, "2025-08-20", "2025-06-03"), plan(B, "2025-08-22", None)],
+    )
+    write(store, "disclosure_schedule", [plan(A, "2025-08-28", "2025-06-05")])
+    cat.record_ledger(
+        "disclosure_schedule", "2025-06-06", "OK", rows=2, vendor="tushare", at=INGEST
+    )

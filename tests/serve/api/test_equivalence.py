@@ -95,6 +95,46 @@ CASES: list[tuple[list[str], tuple[str, dict[str, Any]], tuple[str, dict[str, An
         ("announcements", {"symbols": A, "date": "2025-06-06", "as_of": "2025-06-07"}),
     ),
     (
+        [
+            *("disclosure-schedule", "--start", "2025-08-15", "--end", "2025-08-31"),
+            *("--as-of", "2025-06-04"),
+        ],
+        (
+            "/v1/disclosure-schedule",
+            {"start": "2025-08-15", "end": "2025-08-31", "as_of": "2025-06-04"},
+        ),
+        (
+            "disclosure_schedule",
+            {"start": "2025-08-15", "end": "2025-08-31", "as_of": "2025-06-04"},
+        ),
+    ),
+    (
+        [
+            *("disclosure-schedule", "-s", A, "--report-period", "2025-06-30"),
+            *("--start", "2025-08-01", "--end", "2025-08-31", "--as-of", "2025-12-30"),
+        ],
+        (
+            "/v1/disclosure-schedule",
+            {
+                "symbol": A,
+                "report_period": "2025-06-30",
+                "start": "2025-08-01",
+                "end": "2025-08-31",
+                "as_of": "2025-12-30",
+            },
+        ),
+        (
+            "disclosure_schedule",
+            {
+                "symbols": A,
+                "report_period": "2025-06-30",
+                "start": "2025-08-01",
+                "end": "2025-08-31",
+                "as_of": "2025-12-30",
+            },
+        ),
+    ),
+    (
         ["dragon-tiger", "-s", B, "--date", "2025-06-04", "--as-of", "2025-06-05"],
         ("/v1/dragon-tiger", {"symbol": B, "date": "2025-06-04", "as_of": "2025-06-05"}),
         ("dragon_tiger", {"symbols": B, "date": "2025-06-04", "as_of": "2025-06-05"}),

@@ -26,6 +26,7 @@ TOOLS = {
     "dragon_tiger",
     "calendar",
     "announcements",
+    "disclosure_schedule",
     "snapshot",
     "status",
 }
@@ -109,6 +110,7 @@ def test_answers_are_the_envelope(lake_dir: Path) -> None:
         ("dragon_tiger", {}),
         ("calendar", {}),
         ("announcements", {"symbols": A}),
+        ("disclosure_schedule", {"symbols": A}),
         ("snapshot", {"symbols": [A, B]}),
         ("status", {}),
     ],

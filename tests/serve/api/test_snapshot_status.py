@@ -38,7 +38,8 @@ def test_aligned_sections_share_one_session(client: TestClient) -> None:
     }
     sec = sections(body)
     assert list(sec) == [
-        *("quotes", "valuation", "dragon_tiger", "financials", "news", "announcements")
+        *("quotes", "valuation", "dragon_tiger", "financials", "news", "announcements"),
+        "disclosure_schedule",
     ]
     for name in ("quotes", "valuation", "dragon_tiger"):
         assert sec[name]["effective_trade_date"] == "2025-06-05"
@@ -47,7 +48,7 @@ def test_aligned_sections_share_one_session(client: TestClient) -> None:
     assert sec["dragon_tiger"]["status"] == "NO_DATA"
     assert sec["dragon_tiger"]["date_status"] == "CURRENT"
     assert sec["financials"]["date_status"] == "NOT_APPLICABLE"
-    assert body["meta"]["rows"] == len(sec) == 6  # one per section
+    assert body["meta"]["rows"] == len(sec) == 7  # one per section
 
 
 def test_misaligned_sections_are_reported_side_by_side_never_merged(client: TestClient) -> None:

@@ -90,6 +90,10 @@ RECORDED: dict[str, Recording] = {
         ("stock_notice_report", "normal", {"params": {"f_node": "0", "begin_time": "2025-06-03"}}),
         ("stock_notice_report", "empty", {"params": {"f_node": "0"}}),
     ),
+    "disclosure_schedule": _recording(  # the H1 2025 list, both market segments
+        FetchRequest("disclosure_schedule", start=D3, end=D3),
+        ("stock_yysj_em", "normal", {}),
+    ),
     "calendar": _recording(
         FetchRequest("calendar", start=date(2025, 5, 30), end=D3),
         ("tool_trade_date_hist_sina", "normal", {}),

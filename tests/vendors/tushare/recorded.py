@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from pitlake.vendors.base import FetchRequest
 from tests.vendors.contract import Recording
 from tests.vendors.wire.http_replay import HttpReplay
-from tests.vendors.wire.tushare_wire import SCENARIOS, live_client, serve
+from tests.vendors.wire.tushare_wire import SCENARIOS, D, live_client, serve
 
 FETCHED = datetime(2025, 6, 4, 13, 0, tzinfo=UTC)
 OPTIONS = {"news_sources": ("sina",), "max_parallel": 1}
@@ -39,3 +40,12 @@ RECORDED: dict[str, Recording] = {
         "anns_d",
     )
 }
+
+# disclosure_date also serves the schedule (its scenario above is the financials' lookup)
+RECORDED["disclosure_schedule"] = Recording(
+    FetchRequest("disclosure_schedule", start=D, end=D),
+    lambda http: serve(http, "disclosure_date", "normal"),
+    live_client,
+    FETCHED,
+    OPTIONS,
+)

@@ -580,6 +580,42 @@ def lhb_seats() -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- appointments
+
+YYSJ_CITES = [AK + "stock_feature/stock_yjyg_em.py:223-346 (RPT_PUBLIC_BS_APPOIN, pageSize 500)"]
+YYSJ = {"reportName": "RPT_PUBLIC_BS_APPOIN"}
+
+
+def appointment(code: str, name: str, first: str, changed: str | None) -> dict[str, Any]:
+    return {
+        "SECURITY_CODE": code,
+        "SECURITY_NAME_ABBR": name,
+        "TRADE_MARKET_CODE": "069001001001" if code.startswith("6") else "069001002001",
+        "REPORT_DATE": "2025-06-30 00:00:00",
+        "FIRST_APPOINT_DATE": f"{first} 00:00:00",
+        "FIRST_CHANGE_DATE": None if changed is None else f"{changed} 00:00:00",
+        "SECOND_CHANGE_DATE": None,
+        "THIRD_CHANGE_DATE": None,
+        "ACTUAL_PUBLISH_DATE": None,
+        "SECURITY_TYPE_CODE": "058001001",
+    }
+
+
+def appointments() -> dict[str, Any]:
+    rows = [
+        appointment("600519", "贵州茅台", "2025-08-08", None),
+        appointment("002594", "比亚迪", "2025-08-29", "2025-08-22"),
+    ]
+    ok = {"version": "x", "result": {"pages": 1, "data": rows, "count": 2}, "success": True}
+    return {
+        "normal": reply(YYSJ_CITES, EM_DATACENTER, params=YYSJ, json=ok, note=SYNTHETIC),
+        # result: null → TypeError at stock_yjyg_em.py:291
+        "empty": reply(YYSJ_CITES, EM_DATACENTER, params=YYSJ, json=EM_NO_DATA),
+        "blocked": {**blocked(YYSJ_CITES, EM_DATACENTER), "params": YYSJ},
+        "rate_limited": {**rate_limited(YYSJ_CITES, EM_DATACENTER), "params": YYSJ},
+    }
+
+
 # ---------------------------------------------------------------- write
 
 FUNCTIONS = {
@@ -597,6 +633,7 @@ FUNCTIONS = {
     "stock_lhb_detail_em": lhb_detail,
     "stock_lhb_stock_detail_em": lhb_seats,
     "tool_trade_date_hist_sina": sina_calendar,
+    "stock_yysj_em": appointments,
 }
 
 

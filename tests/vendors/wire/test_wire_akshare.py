@@ -96,6 +96,11 @@ CALLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         ("交易营业部名称", "买入金额", "卖出金额", "净额", "类型"),
     ),
     "tool_trade_date_hist_sina": ("tool_trade_date_hist_sina", {}, ("trade_date",)),
+    "stock_yysj_em": (
+        "stock_yysj_em",
+        {"symbol": "沪深A股", "date": "20250630"},
+        ("股票代码", "股票简称", "首次预约时间", "一次变更日期", "实际披露时间"),
+    ),
 }
 
 # Empty replies asked with other params (a company / symbol East Money has nothing for).

@@ -22,6 +22,7 @@ from pitlake.symbols import canonical
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.parsing import parse_symbols
 from pitlake.vendors.tushare.daily import vendor_symbols
+from pitlake.vendors.tushare.disclosure import DISCLOSURE
 from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, every_day, ymd
 from pitlake.vendors.tushare.fields import (
     STATEMENT_ENDPOINTS,
@@ -34,7 +35,6 @@ from pitlake.vendors.tushare.statements import StatementBatches, financial_rows
 # report_type '1' = consolidated (the vendor default); pass more codes to keep adjusted,
 # single-quarter or parent-only versions too (one call per code per symbol and statement).
 DEFAULT_REPORT_TYPES: tuple[str, ...] = ("1",)
-DISCLOSURE = "disclosure_date"
 ANNOUNCERS_TAG = "announcers"
 STATEMENT_BATCH = 64  # answers per early batch (a reporting night brings ~240 per endpoint)
 
