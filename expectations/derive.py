@@ -182,10 +182,11 @@ _LIMITS = _LimitTable()
 def limit_ratios(
     frame: pd.DataFrame,
     day: np.ndarray,
-    st_symbols: Collection[str],
+    st_symbols: Collection[str] | Mapping[str, Collection[date]],
     new_listings: Collection[str] | Mapping[str, date],
 ) -> np.ndarray:
-    """The board's daily limit per row (pitlake.symbols), NaN where exempt or unknown."""
+    """The board's daily limit per row (pitlake.symbols), NaN where exempt or unknown.
+    `st_symbols` as a mapping (symbol → the days it was ST) judges each row by its own day."""
     n = len(frame)
     if "symbol" not in frame.columns or n == 0:
         return np.full(n, np.nan)
@@ -193,8 +194,18 @@ def limit_ratios(
     uniques = pd.Index(uniques, dtype=object)
     pad = np.full((1, 3), np.nan)
     per_row = np.vstack([_LIMITS.lookup(uniques), pad])[codes]
-    st_set = set(st_symbols)
-    is_st = np.append(uniques.isin(st_set), False)[codes]
+    if isinstance(st_symbols, Mapping):
+        st_set: set[str] = set()
+        is_st = np.zeros(n, dtype=bool)
+        for i, u in enumerate(uniques):
+            days = st_symbols.get(u)
+            if days:
+                rows = codes == i
+                wanted = np.array(sorted(days), dtype="datetime64[D]").astype("datetime64[s]")
+                is_st[rows] = np.isin(day[rows].astype("datetime64[s]"), wanted)
+    else:
+        st_set = set(st_symbols)
+        is_st = np.append(uniques.isin(st_set), False)[codes]
     if "name" in frame.columns:
         names = frame["name"].astype("string")
         is_st |= names.isin(st_set).fillna(False).to_numpy(dtype=bool)
@@ -222,7 +233,7 @@ def limit_ratios(
 def price_move_columns(
     frame: pd.DataFrame,
     day: np.ndarray,
-    st_symbols: Collection[str],
+    st_symbols: Collection[str] | Mapping[str, Collection[date]],
     new_listings: Collection[str] | Mapping[str, date],
     *,
     in_prices: bool,

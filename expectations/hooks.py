@@ -243,6 +243,11 @@ HOOKS: dict[str, Hook] = {
 }
 
 
+# Hooks that judge a row with its symbol's states that day (RunContext.st_symbols and
+# new_listings, which the pipeline reads from the stored security master for them).
+STATE_HOOKS: frozenset[str] = frozenset({"price_limit_close", "price_limit_pct"})
+
+
 def hooks_of(spec: Dataset) -> list[Hook]:
     """The spec's hooks; an unknown name is a programming error, named at once."""
     unknown = [h for h in spec.quality if h not in HOOKS]

@@ -27,7 +27,9 @@ class RunContext:
     window_end: date | None = None
     ingested_at: datetime | None = None
     previous_row_count: int | None = None  # the previous session's rows (whole-market sets)
-    st_symbols: Collection[str] = frozenset()  # canonical codes or names of ST stocks
+    # Canonical codes or names of ST stocks, or symbol → the days it was ST (a window's
+    # batch, from the stored security master).
+    st_symbols: Collection[str] | Mapping[str, Collection[date]] = frozenset()
     # Listed on the batch's day (symbols), or symbol → first trading day: no price limit then.
     new_listings: Collection[str] | Mapping[str, date] = frozenset()
     row_count_floor: float | None = None  # overrides the spec's row_count_floor
@@ -48,7 +50,8 @@ class RunContext:
             raise InvalidArgumentsError(
                 f"window start {self.window_start} is after end {self.window_end}"
             )
-        set_(self, "st_symbols", frozenset(self.st_symbols))
+        if not isinstance(self.st_symbols, Mapping):
+            set_(self, "st_symbols", frozenset(self.st_symbols))
         if not isinstance(self.new_listings, Mapping):
             set_(self, "new_listings", frozenset(self.new_listings))
 

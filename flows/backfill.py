@@ -20,6 +20,7 @@ from pitlake.pipeline.units import UnitOutcome
 # Trade-dated datasets and the calendar first: the universe of per-symbol datasets
 # (statements, news) is the set of symbols the quotes brought in.
 LATER = schemas.LATER_STAGE
+STATES = schemas.STATE_DATASETS
 
 
 @flow(name="backfill", task_runner=runtime.task_runner(), validate_parameters=True)
@@ -59,7 +60,12 @@ def backfill(
     start_run(spec, "backfill", params)
     outcomes: list[UnitOutcome] = []
     try:
-        for stage in ([d for d in names if d not in LATER], [d for d in names if d in LATER]):
+        stages = (
+            [d for d in names if d in STATES],  # the gate reads their states
+            [d for d in names if d not in LATER and d not in STATES],
+            [d for d in names if d in LATER and d not in STATES],
+        )
+        for stage in filter(None, stages):
             work = [(ds, c_lo, c_hi) for ds in stage for c_lo, c_hi in chunks_for(ds, lo, hi)]
             futures = [
                 backfill_chunk.submit(spec, ds, c_lo, c_hi, syms, force) for ds, c_lo, c_hi in work

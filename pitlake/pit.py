@@ -35,6 +35,10 @@ class KnownAtBasis(StrEnum):
     STATUTORY_DEADLINE = "statutory_deadline"
     PUBLISHED = "published"
     FIRST_SEEN = "first_seen"
+    # A state (a listing, a name, a suspension) is public no later than the instant it is in
+    # force: the start of its first Beijing day, or its stated start time that day; a state's
+    # end no later than the start of the day after its last day (the exchange shows it).
+    IN_FORCE = "in_force"
 
 
 # Bases that date a fact by a calendar day (end of that Beijing day) rather than by an instant.
@@ -343,6 +347,55 @@ def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
     if undated.any():
         known = known.where(~undated, seen)
         basis = basis.where(~undated, KnownAtBasis.FIRST_SEEN.value)
+    return known.astype(KNOWN_AT_DTYPE), basis
+
+
+def _clock_of(times: pd.Series) -> pd.Series:
+    """'HH:MM' (or 'HH:MM:SS') texts → offsets from midnight; missing → 0."""
+    text = times.astype("object").where(times.notna(), "00:00").astype(str)
+    return pd.to_timedelta(text.map(lambda t: t if t.count(":") == 2 else t + ":00"))
+
+
+def rule_state_intervals(frame: pd.DataFrame, fetched_at: datetime):
+    """An interval of one state of one symbol (start_date … end_date, inclusive; end null =
+    open-ended), known at the later of when its start and its end became public, never after
+    the fetch (a later bound is the fetch itself, `first_seen`).
+
+    - start: the end of `ann_date`'s Beijing day when the vendor gives an announcement date
+      (`announcement`), or the instant the state is in force (`in_force`: the start of
+      start_date's Beijing day, or its `start_time` that day), whichever is earlier — both are
+      true bounds, and the earlier one is the tighter;
+    - end: the start of the day after end_date (`in_force`: the next state is on the
+      exchange's screens then); a closed interval is a later version of the open one (a
+      one-day state, a suspended session, is one fact: known by its start);
+    - `undated` rows (a vendor list of today's states that carries no date) are `first_seen`.
+    Expects start_date, end_date, ann_date, start_time and undated columns."""
+    idx = frame.index
+    seen = _fetched(frame, fetched_at)
+    if not len(frame):
+        return seen, _const(frame, KnownAtBasis.FIRST_SEEN)
+    day0 = _dates_at(frame["start_date"], time(0))
+    in_force = (day0 + _clock_of(frame["start_time"]).values).astype(KNOWN_AT_DTYPE)
+    ann = pd.to_datetime(frame["ann_date"])
+    announced = _dates_at(ann, END_OF_DAY).astype(KNOWN_AT_DTYPE)
+    use_ann = ann.notna() & (announced < in_force)
+    start = in_force.where(~use_ann, announced)
+    basis = pd.Series(KnownAtBasis.IN_FORCE.value, index=idx, dtype="string")
+    basis = basis.where(~use_ann, KnownAtBasis.ANNOUNCEMENT.value)
+    end = pd.to_datetime(frame["end_date"])
+    ended = _dates_at(end + pd.Timedelta(days=1), time(0)).astype(KNOWN_AT_DTYPE)
+    # A one-day state (a suspended session) is one fact, known by its start.
+    one_day = end <= pd.to_datetime(frame["start_date"])
+    later_end = end.notna() & ~one_day.fillna(False) & (ended > start)
+    known = start.where(~later_end, ended)
+    basis = basis.where(~later_end, KnownAtBasis.IN_FORCE.value)
+    # An instant after the fetch is the fetch (first_seen); a date-only announcement may lie
+    # later on the fetch's own Beijing day (decision 1).
+    limit = latest_admissible_known_at(basis, fetched_at)
+    undated = frame["undated"].fillna(False).astype(bool)
+    late = undated | (known > limit) | (basis.eq(KnownAtBasis.IN_FORCE.value) & (known > seen))
+    known = known.where(~late, seen)
+    basis = basis.where(~late, KnownAtBasis.FIRST_SEEN.value)
     return known.astype(KNOWN_AT_DTYPE), basis
 
 

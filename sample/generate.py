@@ -26,9 +26,9 @@ from pathlib import Path
 
 import announcements_tables
 import disclosure_schedule_tables
-from pitlake.schemas.index_quotes import INDICES
-
+import securities_tables
 from pitlake.calendar import is_session, previous_session, sessions_between
+from pitlake.schemas.index_quotes import INDICES
 from pitlake.symbols import parse
 
 SEED = 20250630
@@ -297,6 +297,44 @@ ISSUERS: tuple[Issuer, ...] = (
         sina_history=(("1996-07-19", 1.0), ("2011-05-31", 1.0035)),
         is_st=True,
     ),
+    # securities_tables.py: goes *ST 2025-04-25, last session 2025-06-20, delisted 06-23
+    Issuer(
+        "000666.SZ",
+        "甲乙科技",
+        "10999666",
+        6.20,
+        400_000_000,
+        380_000_000,
+        200_000_000,
+        1.20,
+        0.020,
+        1.1e9,
+        -0.25,
+        0.10,
+        2.0e9,
+        0.70,
+        {Q3_2024: d("2024-10-30"), FY_2024: d("2025-04-24"), Q1_2025: d("2025-04-29")},
+        sina_history=(("2010-03-19", 1.0),),
+    ),
+    # securities_tables.py: lists 2025-06-10 (no price limit that day)
+    Issuer(
+        "603398.SH",
+        "新股样本",
+        "10999398",
+        18.00,
+        160_000_000,
+        40_000_000,
+        40_000_000,
+        8.00,
+        0.030,
+        0.9e9,
+        0.12,
+        0.30,
+        1.5e9,
+        0.40,
+        {Q3_2024: d("2024-10-30"), FY_2024: d("2025-04-28"), Q1_2025: d("2025-04-28")},
+        sina_history=(("2025-06-10", 1.0),),
+    ),
 )
 BY_CODE = {i.ts_code: i for i in ISSUERS}
 
@@ -309,6 +347,7 @@ FORCED: dict[tuple[str, date], tuple[float | str, float]] = {
     ("600234.SH", d("2025-04-10")): ("up", 22.4),
     ("000002.SZ", d("2025-05-15")): ("down", 3.4),
     ("688981.SH", d("2025-06-18")): (0.1612, 7.8),
+    ("603398.SH", d("2025-06-10")): (0.8561, 61.0),  # its first trading day: no limit
 }
 LHB_EVENTS: tuple[tuple[str, date, tuple[str, ...]], ...] = (
     (
@@ -376,8 +415,15 @@ def simulate_bars(iss: Issuer) -> list[Bar]:
         tnoise = rng.lognormvariate(0, 0.35)
         if stop and stop[0] <= day <= stop[1]:
             continue
+        if day < securities_tables.LIST_DATES[iss.ts_code]:
+            continue  # not listed yet: the issue price is its first pre_close
+        if day > securities_tables.LAST_SESSION.get(iss.ts_code, day):
+            continue  # delisted
         pre = r2(prev_close - iss.dividends[day]) if day in iss.dividends else prev_close
-        limit = sym.price_limit(day, is_st=iss.is_st)
+        is_st = iss.is_st or securities_tables.is_st_on(iss.ts_code, day)
+        limit = sym.price_limit(day, is_st=is_st)
+        if day == securities_tables.LIST_DATES[iss.ts_code]:
+            limit = 3.0  # a first trading day has no price limit
         up, down = r2(pre * (1 + limit)), r2(pre * (1 - limit))
         forced_ret, forced_turn = FORCED.get((iss.ts_code, day), (None, None))
         if forced_ret == "up":
@@ -418,7 +464,9 @@ def tushare_factors(iss: Issuer, bars: list[Bar]) -> dict[date, float]:
     by_day = {b.day: b for b in bars}
     out: dict[date, float] = {}
     prev: Bar | None = None
-    for day in sessions_between(WINDOW_START, WINDOW_END):
+    listed = securities_tables.LIST_DATES[iss.ts_code]
+    last = securities_tables.LAST_SESSION.get(iss.ts_code, WINDOW_END)
+    for day in sessions_between(max(WINDOW_START, listed), min(WINDOW_END, last)):
         bar = by_day.get(day)
         if bar is not None and prev is not None and bar.day in iss.dividends:
             base *= prev.close / bar.pre_close
@@ -731,7 +779,10 @@ def tushare_daily_basic(bars: dict[str, list[Bar]]) -> list[dict]:
                     "close": b.close,
                     "turnover_rate": round(b.volume / iss.float_share * 100, 4),
                     "turnover_rate_f": round(b.volume / iss.free_share * 100, 4),
-                    "volume_ratio": round(b.volume / (sum(prev5) / len(prev5)), 2),
+                    # none on a first trading day (no earlier volume)
+                    "volume_ratio": round(b.volume / (sum(prev5) / len(prev5)), 2)
+                    if prev5
+                    else None,
                     "pe": round(total_mv / lyr_np, 4) if lyr_np > 0 else None,
                     "pe_ttm": round(total_mv / ttm_np, 4) if ttm_np > 0 else None,
                     "pb": round(total_mv / latest.balance["equity_parent"], 4),
@@ -1435,6 +1486,9 @@ def generate(root: Path) -> list[Path]:
     out.rows("akshare", "stock_lhb_stock_detail_em", em_lhb_stock_detail(listings))
     out.rows("akshare", "tool_trade_date_hist_sina", sina_trade_dates())
     out.rows("akshare", "stock_zh_index_daily", sina_index_daily(index_bars))
+    securities_tables.render(
+        out, [(i.ts_code, i.name, parse(i.ts_code).board.value) for i in ISSUERS]
+    )
     return sorted(p for v in ("tushare", "akshare") for p in (root / v).iterdir())
 
 

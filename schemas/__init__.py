@@ -11,6 +11,7 @@ from pitlake.schemas import (
     index_quotes,
     news,
     quotes,
+    securities,
     valuation,
 )
 from pitlake.schemas.base import BITEMPORAL_COLUMNS, BITEMPORAL_FIELDS, Dataset, Kind, Scope
@@ -28,6 +29,7 @@ SCHEMAS: dict[str, Dataset] = {
         calendar,
         announcements,
         disclosure_schedule,
+        securities,
     )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)
@@ -51,6 +53,9 @@ NIGHTLY_DATASETS: tuple[str, ...] = (
 LATER_STAGE: tuple[str, ...] = tuple(
     d for d in NIGHTLY_DATASETS if SCHEMAS[d].kind is not Kind.TRADE_DATED
 )
+# State datasets (the security master): the gate judges other datasets' rows with their
+# states (ST flags, new listings), so runs ingest them first.
+STATE_DATASETS: tuple[str, ...] = of_kind(Kind.STATE)
 # What a backfill can write: the nightly datasets, then the backfill-only ones.
 BACKFILL_DATASETS: tuple[str, ...] = (
     *NIGHTLY_DATASETS,
@@ -112,6 +117,7 @@ __all__ = [
     "ONE_VENDOR_SERIES",
     "QUERY_DATASETS",
     "SCHEMAS",
+    "STATE_DATASETS",
     "TRADE_DATE_DATASETS",
     "UNIVERSE_SOURCE",
     "Dataset",

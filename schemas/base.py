@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import time
+from datetime import date, time
 from enum import StrEnum
 from typing import Any
 
@@ -71,6 +71,9 @@ class Kind(StrEnum):
     PUBLISHED = "published"  # items dated by their publication (news)
     SCHEDULED = "scheduled"  # plans dated by the day they are for (a disclosure schedule)
     CALENDAR = "calendar"  # the exchange calendar itself
+    # Intervals of states of a symbol (listed, named, suspended): asked at an instant, the
+    # states in force on its Beijing day as known then (the security master)
+    STATE = "state"
 
 
 class Scope(StrEnum):
@@ -79,6 +82,29 @@ class Scope(StrEnum):
     MARKET_BY_DATE = "market_by_date"  # one whole-market call per session
     RANGE = "range"  # one call over the whole requested range
     UNIVERSE = "universe"  # per symbol, over the stored universe
+
+
+# The columns a state view gives the gate (RunContext.st_symbols, new_listings): a member's
+# ST flag and its first trading day.
+GATE_STATE_COLUMNS: tuple[str, ...] = ("symbol", "is_st", "list_date")
+
+
+@dataclass(frozen=True)
+class StateView:
+    """How a STATE dataset answers at an instant. `view(rows, day, options)` turns its rows
+    in force by `day` (the newest version per key known at the cutoff whose interval starts on
+    or before `day`; the view still checks the ends) into one row per member with its states
+    that day, in `fields`' columns (GATE_STATE_COLUMNS among them). `check(query)` turns the
+    query's own parameters into `options`, refusing bad values (InvalidArgumentsError) before
+    any file is read."""
+
+    fields: tuple[pa.Field, ...]
+    view: Callable[[pd.DataFrame, date, Any], pd.DataFrame]
+    check: Callable[[Any], Any]
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        return pa.schema(list(self.fields))
 
 
 @dataclass(frozen=True)
@@ -114,6 +140,12 @@ class Dataset:
     # collide with stock codes): queries check symbols against it instead of parsing them as
     # A-share codes. Empty: A-share symbols (pitlake.symbols).
     instruments: tuple[str, ...] = ()
+    # A STATE dataset's answer at an instant (the universe); None for every other kind.
+    state: StateView | None = None
+    # The name its query surfaces go by (Lake.<name>, /v1/<name>, the MCP tool, the CLI's
+    # DATASET) when the question differs from the rows (securities answers the universe);
+    # None: the dataset's name.
+    query_name: str | None = None
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()
@@ -123,6 +155,11 @@ class Dataset:
     @property
     def arrow_schema(self) -> pa.Schema:
         return pa.schema(list(self.fields) + list(BITEMPORAL_FIELDS))
+
+    @property
+    def asked_as(self) -> str:
+        """The name of its query on every surface."""
+        return self.query_name or self.name
 
     @property
     def columns(self) -> list[str]:

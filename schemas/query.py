@@ -128,6 +128,14 @@ class CalendarQuery(Query):
     as_of: AsOf = None
 
 
+class StateQuery(Query):
+    """The states in force at the as-of's instant (its Beijing day), as known then. The as-of
+    comes first: it is the question."""
+
+    kind: ClassVar[Kind] = Kind.STATE
+    as_of: AsOf = None
+
+
 def query_model(name: str, base: type[Query], doc: str, **fields: tuple[Any, Any]) -> type[Query]:
     """A dataset's model: `base`'s parameters (a field given again keeps its place, with the
     new type and default), then `fields` ({name: (type, default)}) in order. `doc` is the

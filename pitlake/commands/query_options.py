@@ -40,7 +40,7 @@ FIELDS = _fields()
 # Which options each dataset takes. Anything else is refused, so a typo'd query never silently
 # answers a different question.
 APPLIES: dict[str, frozenset[str]] = {
-    **{s.name: frozenset(surfaces.model(s).model_fields) for s in surfaces.QUERIES},
+    **{surfaces.name(s): frozenset(surfaces.model(s).model_fields) for s in surfaces.QUERIES},
     **COMPOSED,
 }
 DEFAULTS: dict[str, Any] = {name: surfaces.default(info) for name, (info, _) in FIELDS.items()}
@@ -61,7 +61,9 @@ def _option(name: str, info: FieldInfo, takers: list[str]) -> tuple[Any, Any]:
         help_ = f"{text} Repeatable, or comma-separated."
         return Annotated[list[str] | None, typer.Option(*names, help=help_)], None
     if info.annotation is bool:
-        return Annotated[bool, typer.Option(flag(name), help=text)], info.default
+        # a flag that defaults to true is turned off by its --no- form
+        decl = f"{flag(name)}/--no-{flag(name)[2:]}" if info.default else flag(name)
+        return Annotated[bool, typer.Option(decl, help=text)], info.default
     kind: Any = int | None if int in surfaces.types_of(info) else str | None
     return Annotated[kind, typer.Option(flag(name), help=text)], DEFAULTS[name]
 

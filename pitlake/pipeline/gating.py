@@ -10,9 +10,12 @@ from typing import Any
 import pandas as pd
 
 from pitlake import schemas
-from pitlake.calendar import now_beijing
+from pitlake.calendar import now_beijing, sessions_between
+from pitlake.lake.fs import ObjectFS
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch
+from pitlake.read.engine import DuckReader
+from pitlake.read.readers.state import rows_by
 from pitlake.schemas import Kind
 
 
@@ -20,6 +23,49 @@ def _trade_days(frame: pd.DataFrame) -> set[date]:
     if "trade_date" not in frame.columns or frame.empty:
         return set()
     return set(pd.to_datetime(frame["trade_date"]).dt.date)
+
+
+def day_states(
+    env: RunEnv, days: Sequence[date]
+) -> tuple[dict[str, frozenset[date]], dict[str, date]]:
+    """From the stored state datasets (everything stored: the best knowledge of those days):
+    symbol → the days among `days` it was ST, and symbol → its first trading day when that
+    is one of `days` (no price limit then)."""
+    st: dict[str, set[date]] = {}
+    listed: dict[str, date] = {}
+    if not days:
+        return {}, {}
+    wanted = set(days)
+    for name in schemas.STATE_DATASETS:
+        spec = schemas.get(name)
+        if spec.state is None or not env.store.files(name):
+            continue
+        reader = DuckReader(env.store.fs.fs if isinstance(env.store.fs, ObjectFS) else None)
+        try:
+            rows = rows_by(env.store, reader, spec, max(days), None)
+        finally:
+            reader.close()
+        for d in days:
+            view = spec.state.view(rows, d, None)
+            for s in view.loc[view["is_st"], "symbol"]:
+                st.setdefault(s, set()).add(d)
+            for s, first in zip(view["symbol"], view["list_date"], strict=True):
+                if first in wanted:
+                    listed[s] = first
+    return {s: frozenset(v) for s, v in st.items()}, listed
+
+
+def _states_for(
+    env: RunEnv, dataset: str, expected: date | None, window: tuple[date, date] | None
+) -> dict[str, Any]:
+    """RunContext's st_symbols and new_listings, for a dataset whose hooks judge rows by them."""
+    from pitlake.expectations.hooks import STATE_HOOKS
+
+    if not STATE_HOOKS & set(schemas.get(dataset).quality):
+        return {}
+    days = [expected] if expected else sessions_between(*window) if window else []
+    st, listed = day_states(env, days)
+    return {"st_symbols": st, "new_listings": listed}
 
 
 def _context(
@@ -47,6 +93,7 @@ def _context(
             and not batch.unit.symbols
             else None
         ),
+        **_states_for(env, ds, expected if window is None else None, window),
     )
 
 

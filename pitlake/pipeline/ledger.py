@@ -21,9 +21,15 @@ def scopes(unit: Unit) -> list[str]:
     return list(unit.symbols) if unit.symbols else [WHOLE_MARKET]
 
 
+# Kinds whose window is recorded session by session: an as-of read inside the window then
+# finds its session's entry (a state dataset's window answers for every day in it).
+PER_SESSION: frozenset[Kind] = frozenset({Kind.TRADE_DATED, Kind.STATE})
+
+
 def session_keys(unit: Unit) -> list[date]:
-    """The dates a unit's ledger entries are about: a trade-dated window has one per session."""
-    if unit.trade_date is not None or schemas.get(unit.dataset).kind is not Kind.TRADE_DATED:
+    """The dates a unit's ledger entries are about: a trade-dated (or state) window has one
+    per session."""
+    if unit.trade_date is not None or schemas.get(unit.dataset).kind not in PER_SESSION:
         return [unit.date_key]
     assert unit.start is not None and unit.end is not None
     return sessions_between(unit.start, unit.end)

@@ -70,11 +70,18 @@ def own_symbols(dataset: str, symbols: tuple[str, ...] | None) -> tuple[str, ...
 
 
 def session_waves(datasets: Sequence[str]) -> list[list[str]]:
-    """A nightly session's datasets in waves: per-symbol datasets over the universe ask about
-    the symbols the universe dataset holds, which tonight's rows extend, so they go second."""
-    first = [d for d in datasets if schemas.get(d).scope is not Scope.UNIVERSE]
+    """A nightly session's datasets in waves: state datasets (the security master) first, as
+    the gate judges tonight's bars with their ST flags and new listings; per-symbol datasets
+    over the universe ask about the symbols the universe dataset holds, which tonight's rows
+    extend, so they go last."""
+    states = [d for d in datasets if schemas.get(d).kind is Kind.STATE]
+    first = [
+        d
+        for d in datasets
+        if schemas.get(d).scope is not Scope.UNIVERSE and schemas.get(d).kind is not Kind.STATE
+    ]
     later = [d for d in datasets if schemas.get(d).scope is Scope.UNIVERSE]
-    return [wave for wave in (first, later) if wave]
+    return [wave for wave in (states, first, later) if wave]
 
 
 def universe_symbols(

@@ -38,6 +38,7 @@ from pitlake.schemas import (
     index_quotes,
     news,
     quotes,
+    securities,
     valuation,
 )
 from pitlake.schemas import get as get_schema
@@ -330,6 +331,27 @@ class Lake:
             end=end,
             as_of=as_of,
             report_period=report_period,
+            as_ingested=as_ingested,
+        )
+
+    def universe(
+        self,
+        as_of: Instant = None,
+        *,
+        board: str | None = None,
+        include_st: bool = True,
+        include_suspended: bool = True,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Every A-share listed at the cutoff (delisted companies until their delisting), with
+        its name, board, exchange, list_date, is_st and is_suspended that Beijing day, from the
+        securities rows known at the cutoff. `as_of` may be positional: universe("2025-06-03")."""
+        return self.read(
+            securities.SCHEMA,
+            as_of=as_of,
+            board=board,
+            include_st=include_st,
+            include_suspended=include_suspended,
             as_ingested=as_ingested,
         )
 

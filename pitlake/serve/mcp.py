@@ -143,7 +143,7 @@ def _tool(svc: QueryService, spec: Dataset) -> Callable[..., ToolResult]:
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=ToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": ToolResult}
-    tool.__name__ = spec.name
+    tool.__name__ = surfaces.name(spec)
     tool.__doc__ = " ".join(
         part for part in (surfaces.summary(spec), surfaces.description(spec)) if part
     )
@@ -171,7 +171,9 @@ def create_server(
 
     for spec in surfaces.QUERIES:  # one tool per dataset, from its query model
         schema = _schema(ENVELOPES.get(spec.kind, Envelope))
-        mcp.tool(_tool(svc, spec), name=spec.name, output_schema=schema, annotations=READ_ONLY)
+        mcp.tool(
+            _tool(svc, spec), name=surfaces.name(spec), output_schema=schema, annotations=READ_ONLY
+        )
 
     @mcp.tool(output_schema=_schema(SnapshotEnvelope), annotations=READ_ONLY)
     def snapshot(

@@ -228,11 +228,36 @@ def calendar(fetched_at: datetime = FETCHED) -> pd.DataFrame:
     return _finish("calendar", frame, fetched_at, "tushare")
 
 
+def securities(fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    """A listing, a name that marks ST (its st interval beside it) and a suspended session,
+    as the fetchers build them (pitlake.schemas.securities)."""
+    from pitlake.schemas.securities import finish, listing_rows, name_rows, suspension_rows
+
+    s = pd.Series
+    frame = finish(
+        [
+            listing_rows(s(["600519.SH"]), s([date(2001, 8, 27)]), s([None]), "L"),
+            name_rows(
+                s(["600000.SH"]),
+                s(["ST浦发"]),
+                s([date(2025, 5, 6)]),
+                s([None]),
+                s([date(2025, 4, 30)]),
+                s(["ST"]),
+            ),
+            suspension_rows(s(["000001.SZ"]), s([D]), None, "S"),
+        ],
+        fetched_at.date(),
+    )
+    return _finish("securities", frame, fetched_at, "tushare")
+
+
 BUILDERS = {
     "quotes": quotes,
     "adj_factors": adj_factors,
     "valuation": valuation,
     "index_quotes": index_quotes,
+    "securities": securities,
     "dragon_tiger": dragon_tiger,
     "financials": financials,
     "news": news,

@@ -57,3 +57,19 @@ def curated_hashes(lake: Path) -> dict[str, str]:
 
 def inject(replay: Path, vendor: str, endpoint: str, spec: dict[str, Any]) -> None:
     (replay / vendor / f"{endpoint}.error.json").write_text(json.dumps(spec))
+
+
+def listed_on(replay: Path, day: str) -> int:
+    """How many of a replay directory's issuers were listed on `day` (its Tushare
+    stock_basic: from list_date to the day before delist_date): the whole-market rows of a
+    session, derived rather than typed."""
+    ymd = day.replace("-", "")
+    rows = [
+        json.loads(line)
+        for line in (replay / "tushare" / "stock_basic.jsonl").read_text("utf-8").splitlines()
+    ]
+    return sum(
+        1
+        for r in rows
+        if r["list_date"] <= ymd and not (r["delist_date"] and r["delist_date"] <= ymd)
+    )

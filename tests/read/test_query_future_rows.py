@@ -29,6 +29,8 @@ from tests.lake.conftest import (
 )
 
 A = "600519.SH"
+B = "603398.SH"  # listed from 2025-06-05
+FUTURE_NAME = "未来名"  # a name announced on 06-04 (known at its end), in force from 06-05
 INDEX = "000300.SH"  # CSI 300 (an index code: 000300.SZ would be a stock's form)
 CUTOFF = "2025-06-04T16:00+08:00"
 MARK = 666.0  # every planted future value carries it
@@ -53,6 +55,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "news", news_frame([news_item("old", "old", bj("2025-06-04", "09:00"), [A])]))
     write(store, "announcements", [notice("old", "2025-06-04", bj("2025-06-04", "15:59"))])
     write(store, "disclosure_schedule", [plan("2025-08-20", "2025-06-03")])
+    write(store, "securities", [listing(A, "2001-08-27"), name(A, "贵州茅台", "2001-08-27")])
     # from the future, seen from the cutoff
     write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
     write(store, "adj_factors", [factor(A, "2025-06-05", MARK)])  # next ex-date
@@ -92,6 +95,16 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     )
     # a reschedule announced on the cutoff's day: known at its end, after the cutoff
     write(store, "disclosure_schedule", [plan("2025-08-28", "2025-06-04")])
+    write(
+        store,
+        "securities",
+        [
+            name(A, FUTURE_NAME, "2025-06-05", ann="2025-06-04"),  # known at 06-04's end
+            listing(B, "2025-06-05"),  # listed the next day
+            listing(A, "2001-08-27", end="2025-06-05"),  # delisted from 06-06: known then
+        ],
+        ingested_at=INGEST.replace(day=25),
+    )
     # corrections first seen after the cutoff
     later = INGEST.replace(day=25)
     write(store, "quotes", [bar(A, "2025-06-03", MARK)], ingested_at=later)
@@ -102,9 +115,25 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
         ingested_at=later,
     )
     catalog = Catalog(f"sqlite:///{root / 'catalog.db'}")
+    for d in ("2025-06-03", "2025-06-04", "2025-06-05"):
+        catalog.record_ledger("securities", d, "OK", rows=1, vendor="tushare")
     with Lake(root, catalog=catalog, clock=lambda: NOW) as lake:
         yield lake
     catalog.close()
+
+
+def listing(symbol: str, start: str, end: str | None = None) -> dict[str, Any]:
+    return {"symbol": symbol, "attribute": "listing", "start_date": start, "end_date": end}
+
+
+def name(symbol: str, text: str, start: str, ann: str | None = None) -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        "attribute": "name",
+        "start_date": start,
+        "name": text,
+        "ann_date": ann or start,
+    }
 
 
 def index_bar(day: str, close: float) -> dict[str, Any]:
@@ -156,6 +185,7 @@ READS: list[tuple[str, Callable[[Lake], Result]]] = [
     ("financials", lambda lk: lk.financials(A, as_of=CUTOFF)),
     ("financials-latest", lambda lk: lk.financials(A, as_of=CUTOFF, latest_only=True)),
     ("news", lambda lk: lk.news(start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
+    ("universe", lambda lk: lk.universe(CUTOFF)),
     ("news-symbol", lambda lk: lk.news(A, end="2025-06-30", lookback_days=30, as_of=CUTOFF)),
     (
         "announcements",
@@ -184,6 +214,7 @@ def test_no_future_row_leaks(planted: Lake, name: str, read: Callable[[Lake], Re
         assert row.get("news_id") not in ("later", "undated")
         assert row.get("ann_id") not in ("later", "day_end")
         assert row.get("planned_date") != "2025-08-28"
+        assert row.get("name") != FUTURE_NAME and row.get("symbol") != B
     if r.meta["known_at_max"]:
         assert datetime.fromisoformat(r.meta["known_at_max"]) <= cutoff
 
@@ -209,6 +240,9 @@ def test_future_rows_do_appear_after_their_time(planted: Lake) -> None:
         "later",
         "day_end",
     }
+    june5 = {d["symbol"]: d["name"] for d in lake.universe("2025-06-05").data}
+    assert june5 == {A: FUTURE_NAME, B: None}
+    assert [d["symbol"] for d in lake.universe("2025-06-06").data] == [B]  # A delisted
     assert [d["close"] for d in lake.index_quotes(INDEX, date="2025-06-05", as_of=late).data] == [
         MARK
     ]

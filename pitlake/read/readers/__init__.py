@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING
 
 from pitlake.envelope import Result
 from pitlake.read.cutoff import Ask
-from pitlake.read.readers import calendar, published, report_period, scheduled, trade_dated
+from pitlake.read.readers import (
+    calendar,
+    published,
+    report_period,
+    scheduled,
+    state,
+    trade_dated,
+)
 from pitlake.schemas import Dataset, Kind
 from pitlake.schemas.query import Query
 
@@ -24,4 +31,5 @@ READERS: dict[Kind, Reader] = {
     Kind.PUBLISHED: published.prepare,
     Kind.SCHEDULED: scheduled.prepare,
     Kind.CALENDAR: calendar.prepare,
+    Kind.STATE: state.prepare,
 }

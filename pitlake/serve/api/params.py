@@ -15,7 +15,12 @@ from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import parse_cutoff
 
 # Datasets a query can name (the CLI's DATASET, the snapshot's `datasets`), canonical spelling.
-QUERY_DATASETS: tuple[str, ...] = (*schemas.QUERY_DATASETS, "snapshot", "status")
+# A dataset whose spec names its question otherwise is asked by that name (universe).
+QUERY_DATASETS: tuple[str, ...] = (
+    *(schemas.SCHEMAS[d].asked_as for d in schemas.QUERY_DATASETS),
+    "snapshot",
+    "status",
+)
 # A request naming more symbols than this is refused before any read (Lake allows 6000 for
 # Python callers; an HTTP query string that long is abuse, not a question).
 MAX_REQUEST_SYMBOLS = 500

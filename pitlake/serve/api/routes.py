@@ -81,7 +81,7 @@ def _endpoint(service: QueryService, spec: Dataset) -> Callable[..., Response]:
         return respond(service.read(spec, pin=pin, **params))
 
     endpoint.__signature__ = inspect.Signature(_parameters(spec), return_annotation=Response)  # type: ignore[attr-defined]
-    endpoint.__name__ = spec.name
+    endpoint.__name__ = surfaces.name(spec)
     endpoint.__doc__ = surfaces.description(spec)
     return endpoint
 

@@ -27,9 +27,23 @@ def model(spec: Dataset) -> type[Query]:
     return spec.query
 
 
+def name(spec: Dataset) -> str:
+    """The read's name on every surface: Lake's method, the MCP tool (the dataset's name,
+    unless its spec names its question otherwise: securities → universe)."""
+    return spec.asked_as
+
+
 def path(spec: Dataset) -> str:
-    """The dataset as a URL path segment and a CLI word ('dragon-tiger')."""
-    return spec.name.replace("_", "-")
+    """The read as a URL path segment and a CLI word ('dragon-tiger')."""
+    return name(spec).replace("_", "-")
+
+
+def by_name(asked: str) -> Dataset:
+    """The dataset a read's surface name asks (KeyError: none)."""
+    for spec in QUERIES:
+        if name(spec) == asked:
+            return spec
+    raise KeyError(asked)
 
 
 def summary(spec: Dataset) -> str:

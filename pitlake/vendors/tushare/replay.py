@@ -99,6 +99,29 @@ SPECS: dict[str, EndpointSpec] = {
         ),
         date_column="ann_date",
     ),
+    # securities: today's list per status; name changes bounded by the announcement date;
+    # suspensions per session
+    "stock_basic": EndpointSpec(
+        filters=(Filter("list_status", "list_status"), Filter("ts_code", "ts_code", "list")),
+        defaults={"list_status": "L"},
+    ),
+    "namechange": EndpointSpec(
+        filters=(
+            Filter("ts_code", "ts_code", "list"),
+            Filter("start_date", "ann_date", "date_from"),
+            Filter("end_date", "ann_date", "date_to"),
+        ),
+    ),
+    "suspend_d": EndpointSpec(
+        filters=(
+            Filter("ts_code", "ts_code", "list"),
+            Filter("trade_date", "trade_date", "date"),
+            Filter("start_date", "trade_date", "date_from"),
+            Filter("end_date", "trade_date", "date_to"),
+            Filter("suspend_type", "suspend_type"),
+        ),
+        date_column="trade_date",
+    ),
     MAJOR_NEWS: EndpointSpec(
         filters=(
             Filter("src", "src"),
@@ -130,6 +153,10 @@ _TUSHARE_STR = frozenset(
         "url",
         "ann_type",
         "rec_time",
+        "list_status",
+        "change_reason",
+        "suspend_timing",
+        "suspend_type",
     }
 )
 _TUSHARE_AS_IS = frozenset({"is_open"})  # documented as a string, seen as an int: keep as given

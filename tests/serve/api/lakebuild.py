@@ -17,6 +17,8 @@ weekend 06-07/08, then 06-09, 06-10, 06-11.
   whole-market fetches OK for 06-04 … 06-06.
 - disclosure_schedule: A's H1 planned 08-20 (announced 06-03), moved to 08-28 (announced 06-05);
   B's H1 planned 08-22 (first seen at INGEST).
+- securities: A, B and C (600087.SH, delisted from 06-05) listed; B named ST from 06-04
+  (announced 06-03); A suspended on 06-04; fetched OK on 06-03 … 06-06.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from tests.lake.conftest import (
 
 A, B = "600519.SH", "000001.SZ"
 CSI300, SSE = "000300.SH", "000001.SH"  # index codes
+C = "600087.SH"  # delisted from 2025-06-05
 SESSIONS = ["2025-06-03", "2025-06-04", "2025-06-05", "2025-06-06"]
 QUOTE_SESSIONS = ["2025-05-30", *SESSIONS]
 # "Now" for every service in these tests: after everything planted.
@@ -62,6 +65,7 @@ def build_lake(root: Path) -> Path:
         _news(store, cat)
         _announcements(store, cat)
         _schedule(store, cat)
+        _securities(store, cat)
     finally:
         cat.close()
     return root
@@ -201,3 +205,49 @@ def _schedule(store: LakeStore, cat: Catalog) -> None:
     cat.record_ledger(
         "disclosure_schedule", "2025-06-06", "OK", rows=2, vendor="tushare", at=INGEST
     )
+
+
+def _securities(store: LakeStore, cat: Catalog) -> None:
+    def listing(sym: str, start: str, end: str | None = None) -> dict:
+        board, exchange = "main", sym[7:]
+        return {
+            "symbol": sym,
+            "attribute": "listing",
+            "start_date": start,
+            "end_date": end,
+            "board": board,
+            "exchange": exchange,
+        }
+
+    def name(sym: str, text: str, start: str, ann: str, end: str | None = None) -> dict:
+        return {
+            "symbol": sym,
+            "attribute": "name",
+            "start_date": start,
+            "end_date": end,
+            "name": text,
+            "ann_date": ann,
+        }
+
+    rows = [
+        listing(A, "2001-08-27"),
+        listing(B, "1991-04-03"),
+        listing(C, "1997-06-12"),
+        listing(C, "1997-06-12", "2025-06-04"),  # delisted from 06-05
+        name(A, "贵州茅台", "2001-08-27", "2001-08-27"),
+        name(B, "平安银行", "1991-04-03", "1991-04-03"),
+        name(B, "平安银行", "1991-04-03", "1991-04-03", "2025-06-03"),
+        name(B, "ST平安", "2025-06-04", "2025-06-03"),
+        {**name(B, "ST平安", "2025-06-04", "2025-06-03"), "attribute": "st", "name": None},
+        name(C, "退市长油", "1997-06-12", "1997-06-12"),
+        {
+            "symbol": A,
+            "attribute": "suspension",
+            "start_date": "2025-06-04",
+            "end_date": "2025-06-04",
+            "start_time": "09:15",
+        },
+    ]
+    write(store, "securities", rows)
+    for d in SESSIONS:
+        cat.record_ledger("securities", d, "OK", rows=len(rows), vendor="tushare", at=INGEST)

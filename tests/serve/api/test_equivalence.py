@@ -166,6 +166,16 @@ CASES: list[tuple[list[str], tuple[str, dict[str, Any]], tuple[str, dict[str, An
         ("calendar", {"start": "2025-05-30", "end": "2025-06-09", "as_of": "2025-06-09"}),
     ),
     (
+        ["universe", "--as-of", "2025-06-04"],
+        ("/v1/universe", {"as_of": "2025-06-04"}),
+        ("universe", {"as_of": "2025-06-04"}),
+    ),
+    (
+        ["universe", "--as-of", "2025-06-05", "--board", "main", "--no-include-st"],
+        ("/v1/universe", {"as_of": "2025-06-05", "board": "main", "include_st": "false"}),
+        ("universe", {"as_of": "2025-06-05", "board": "main", "include_st": False}),
+    ),
+    (
         ["snapshot", "-s", f"{A},{B}", "--date", "2025-06-06", "--as-of", "2025-06-08"],
         ("/v1/snapshot", {"symbols": f"{A},{B}", "date": "2025-06-06", "as_of": "2025-06-08"}),
         ("snapshot", {"symbols": [A, B], "date": "2025-06-06", "as_of": "2025-06-08"}),

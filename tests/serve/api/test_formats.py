@@ -17,6 +17,7 @@ from pitlake.schemas import SCHEMAS
 from pitlake.envelope import ENVELOPE_METADATA_KEY
 from pitlake.lake.catalog import Catalog
 from pitlake.read.lake import Lake
+from pitlake.serve.api import surfaces
 from pitlake.serve.api.formats import ARROW_MEDIA, PARQUET_MEDIA
 from tests.serve.api.lakebuild import NOW, A, B
 
@@ -234,11 +235,11 @@ def test_every_dataset_route_answers_arrow(client: TestClient, name: str) -> Non
     params = {"format": "arrow", "as_of": "2025-06-06"}
     if "symbols" in spec.query.model_fields:
         params["symbols"] = spec.instruments[0] if spec.instruments else A
-    r = client.get(f"/v1/{name.replace('_', '-')}", params=params)
+    r = client.get(f"/v1/{surfaces.path(spec)}", params=params)
     got = arrow_of(r)
     assert r.headers["content-type"].startswith(ARROW_MEDIA)
     params.pop("format")
-    rows = client.get(f"/v1/{name.replace('_', '-')}", params=params).json()["data"]
+    rows = client.get(f"/v1/{surfaces.path(spec)}", params=params).json()["data"]
     assert got.num_rows == len(rows)
     if rows:
         assert got.schema.names == list(rows[0])

@@ -27,6 +27,7 @@ TOOLS = {
     "calendar",
     "announcements",
     "disclosure_schedule",
+    "universe",
     "snapshot",
     "status",
 }

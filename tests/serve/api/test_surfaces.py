@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import typer.main
 from fastmcp import Client
-from pitlake.schemas import SCHEMAS, Dataset
+from pitlake.schemas import SCHEMAS, Dataset, Kind
 
 from pitlake.cli import app as cli_app
 from pitlake.commands import query_options
@@ -40,7 +40,7 @@ def test_every_queryable_dataset_has_a_model() -> None:
 
 @pytest.mark.parametrize("spec", surfaces.QUERIES, ids=lambda s: s.name)
 def test_lake_methods_take_the_model_parameters(spec: Dataset) -> None:
-    method = getattr(Lake, spec.name)
+    method = getattr(Lake, surfaces.name(spec))
     params = [p for p in inspect.signature(method).parameters.values() if p.name != "self"]
     got = [
         (p.name, REQUIRED if p.default is inspect.Parameter.empty else p.default)
@@ -48,8 +48,10 @@ def test_lake_methods_take_the_model_parameters(spec: Dataset) -> None:
         if p.name not in LAKE_ONLY
     ]
     assert got == expected(spec)
-    # keyword-only after the symbols: no positional drift
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params if p.name != "symbols")
+    # keyword-only after the symbols: no positional drift. A state query's question is its
+    # instant, so its as_of may come first too: Lake.universe("2025-06-03").
+    positional = {"symbols"} | ({"as_of"} if spec.kind is Kind.STATE else set())
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params if p.name not in positional)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +84,7 @@ def test_mcp_tools_take_the_model_parameters(spec: Dataset, lake_dir: Path) -> N
         async with Client(create_server(lake_dir)) as client:
             return {t.name: t for t in await client.list_tools()}
 
-    schema = asyncio.run(go())[spec.name].input_schema
+    schema = asyncio.run(go())[surfaces.name(spec)].input_schema
     required = set(schema.get("required", []))
     got = [
         (n, REQUIRED if n in required else p.get("default"))
@@ -97,7 +99,7 @@ def test_cli_options_are_the_model_parameters() -> None:
     order = [n for n in options if n in query_options.FIELDS]
     for spec in surfaces.QUERIES:
         fields = expected(spec)
-        assert query_options.APPLIES[spec.name] == {n for n, _ in fields}
+        assert query_options.APPLIES[surfaces.name(spec)] == {n for n, _ in fields}
         assert [n for n in order if n in dict(fields)] == [n for n, _ in fields]  # same order
         for name, default in fields:
             got = options[name].default

@@ -38,6 +38,7 @@ RECORDED: dict[str, Recording] = {
         "top_list",
         "trade_cal",
         "anns_d",
+        "stock_basic",
     )
 }
 

@@ -110,6 +110,8 @@ class Scenario:
 
 
 STATEMENTS = ("income", "balancesheet", "cashflow")
+SECURITIES = ("stock_basic", "namechange", "suspend_d")  # each gives rows of its own states
+SECURITIES_STATES = {"stock_basic": "listing", "namechange": "name", "suspend_d": "suspension"}
 BY_SYMBOL = FetchRequest("financials", symbols=("600519.SH",))
 
 SCENARIOS: dict[str, Scenario] = {
@@ -136,6 +138,15 @@ SCENARIOS: dict[str, Scenario] = {
             "top_inst", FetchRequest("dragon_tiger", trade_date=D), ("top_list",), "enrichment"
         ),
         Scenario("anns_d", FetchRequest("announcements", start=D, end=D), (), "sole"),
+        *(
+            Scenario(
+                ep,
+                FetchRequest("securities", trade_date=D),
+                tuple(o for o in SECURITIES if o != ep),
+                "one_of",
+            )
+            for ep in SECURITIES
+        ),
         Scenario(
             "trade_cal",
             FetchRequest("calendar", start=date(2025, 5, 30), end=date(2025, 6, 3)),
@@ -156,6 +167,8 @@ def contributed(endpoint: str, frame: Any) -> bool:
         return any("tushare:sina" in s for s in frame["sources"])
     if endpoint == "major_news":
         return any("tushare:新华网" in s for s in frame["sources"])
+    if endpoint in SECURITIES_STATES:
+        return SECURITIES_STATES[endpoint] in set(frame["attribute"])
     if endpoint == "top_inst":
         return bool(frame["seats"].notna().any())
     return not frame.empty

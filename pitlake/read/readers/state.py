@@ -1,0 +1,138 @@
+"""The reader of state datasets (Kind.STATE, the security master): at the cutoff T, the rows
+known by T (the newest version per key) whose interval starts by T's Beijing day, turned by the
+spec's state view into one row per member with its states that day (the universe).
+
+The status comes from the ledger, as for every dataset: a lake that never fetched the dataset
+by T's day answers UNKNOWN (never an empty OK list, which would read as "no stocks"); the
+latest successful fetch on or before that day is the effective date, STALE when it is older
+than the day's session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import pyarrow as pa
+
+from pitlake.envelope import Result
+from pitlake.lake.catalog import WHOLE_MARKET
+from pitlake.lake.catalog_values import LedgerEntry
+from pitlake.read.answer import meta, sources
+from pitlake.read.cutoff import Ask
+from pitlake.read.engine import DuckReader, Params, col, visible
+from pitlake.read.status import status_of_entry
+from pitlake.schemas import Dataset
+from pitlake.schemas.query import Query
+from pitlake.statuses import DateStatus, ResultStatus
+
+if TYPE_CHECKING:
+    from pitlake.lake.store import LakeStore
+    from pitlake.read.lake import Lake
+
+
+def prepare(lake: Lake, spec: Dataset, q: Query, ask: Ask) -> Callable[[], Result]:
+    """Check the query (InvalidArgumentsError on a bad value): the read to run."""
+    assert spec.state is not None, f"{spec.name}: a STATE dataset needs a state view"
+    options = spec.state.check(q)
+    return partial(answer, lake, spec, options, ask)
+
+
+def rows_by(
+    store: LakeStore,
+    reader: DuckReader,
+    spec: Dataset,
+    day: date,
+    cutoff: datetime | None,
+    as_ingested: datetime | None = None,
+) -> pd.DataFrame:
+    """The newest version per key, known by `cutoff` (None: everything stored), of the rows
+    whose interval starts on or before `day`. The end is judged after the version is chosen:
+    filtering on it first would let an older, open-ended version stand in for a closed one."""
+    files = store.files(spec.name)
+    p = Params()
+    where = [f"{col('start_date')} <= {p.add(day)}"]
+    if cutoff is not None:
+        where += visible(p, cutoff, as_ingested)
+    table = reader.latest_versions(spec, files, where, p)
+    if table is None:
+        return spec.empty_frame()
+    return table.to_pandas(types_mapper=None)
+
+
+def _table(spec: Dataset, frame: pd.DataFrame) -> pa.Table:
+    assert spec.state is not None
+    return pa.Table.from_pandas(frame, schema=spec.state.arrow_schema, preserve_index=False)
+
+
+def _status(
+    lake: Lake, spec: Dataset, day: date
+) -> tuple[ResultStatus, LedgerEntry | None, LedgerEntry | None]:
+    """(status, the latest successful entry on or before `day`, the latest entry then)."""
+    entries = lake.catalog.ledger_entries(spec.name, end=day, symbol=WHOLE_MARKET)
+    if not entries:
+        return ResultStatus.UNKNOWN, None, None
+    ok = [e for e in entries if e.successful]
+    last = entries[-1]
+    if not ok:
+        return status_of_entry(last), None, last
+    return ResultStatus.OK, ok[-1], last
+
+
+def answer(lake: Lake, spec: Dataset, options: Any, ask: Ask) -> Result:
+    assert spec.state is not None
+    day = ask.cutoff.date()
+    notes = list(ask.notes)
+    status, good, last = _status(lake, spec, day)
+    rows = rows_by(lake.store, lake.reader, spec, day, ask.cutoff, ask.as_ingested)
+    frame = spec.state.view(rows, day, options)
+    effective: date | None = None
+    date_status = DateStatus.UNKNOWN
+    if good is None:
+        why = (
+            f"the latest fetch ({last.date_key}) ended {last.status}"
+            if last is not None
+            else "never fetched"
+        )
+        notes.append(
+            f"{spec.name} on or before {day}: {why}; the {spec.asked_as} is unknown, not empty"
+            + (
+                " (the rows shown are what the lake holds, not a fetched answer)."
+                if len(frame)
+                else "."
+            )
+        )
+    else:
+        effective = good.date_key
+        session = lake.trading_calendar.session_on_or_before(day)
+        date_status = DateStatus.CURRENT if effective >= session else DateStatus.STALE
+        if date_status is DateStatus.STALE:
+            notes.append(
+                f"The latest successful {spec.name} fetch is of {effective}, before the "
+                f"session {session}: states that changed since are not in this answer."
+            )
+        if last is not None and last is not good and not last.successful:
+            notes.append(f"The {spec.name} fetch of {last.date_key} ended {last.status}.")
+        if frame.empty:
+            status = ResultStatus.NO_DATA
+            notes.append(
+                f"No symbol listed on {day} (with the filters asked) by what was known at "
+                "the as-of."
+            )
+    table = _table(spec, frame)
+    entries = [e for e in (good, last) if e is not None]
+    out = meta(table, ask, entries, gaps=[], rows=table.num_rows)
+    return Result(
+        status=status,
+        requested_date=day.isoformat(),
+        effective_trade_date=effective.isoformat() if effective else None,
+        date_status=date_status,
+        as_of=ask.as_of,
+        source=sources(table),
+        message=" ".join(n for n in notes if n),
+        table=table,
+        columns=[f.name for f in spec.state.fields],
+        meta=out,
+    )
