@@ -172,8 +172,146 @@ def tushare_suspend_d() -> list[dict]:
     return rows
 
 
+def iso(x: date | None) -> str | None:
+    return x.isoformat() if x else None
+
+
+def _today_name(code: str, name: str) -> str:
+    return names_of(code, name)[-1].name
+
+
+def _listed_today(issuers: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    return [i for i in issuers if i[0] not in DELISTED and LIST_DATES[i[0]] <= TODAY]
+
+
+def ak_sh_name_code(issuers: list[tuple[str, str, str]]) -> list[dict]:
+    """SSE's lists as akshare returns them (stock_info.py:122-182): 主板A股 then 科创板."""
+    rows = []
+    for board, tag in (("main", "主板A股"), ("STAR", "科创板")):
+        for code, name, b in _listed_today(issuers):
+            if code.endswith(".SH") and b == board:
+                short = _today_name(code, name)
+                rows.append(
+                    {
+                        "_symbol": tag,
+                        "证券代码": code[:6],
+                        "证券简称": short,
+                        "证券全称": short,
+                        "公司简称": short,
+                        "公司全称": f"{short}股份有限公司",
+                        "上市日期": iso(LIST_DATES[code]),
+                    }
+                )
+    return rows
+
+
+def ak_sz_name_code(issuers: list[tuple[str, str, str]]) -> list[dict]:
+    """SZSE's A-share list (stock_info.py:20-66): codes zero-filled, dates as text."""
+    return [
+        {
+            "_symbol": "A股列表",
+            "板块": "创业板" if b == "ChiNext" else "主板",
+            "A股代码": code[:6],
+            "A股简称": _today_name(code, name),
+            "A股上市日期": iso(LIST_DATES[code]),
+            "A股总股本": "1,000,000,000",
+            "A股流通股本": "900,000,000",
+            "所属行业": "综合",
+        }
+        for code, name, b in _listed_today(issuers)
+        if code.endswith(".SZ")
+    ]
+
+
+def ak_bj_name_code(issuers: list[tuple[str, str, str]]) -> list[dict]:
+    """BSE's list (stock_info.py:185-283)."""
+    return [
+        {
+            "证券代码": code[:6],
+            "证券简称": _today_name(code, name),
+            "总股本": 100_000_000.0,
+            "流通股本": 60_000_000.0,
+            "上市日期": iso(LIST_DATES[code]),
+            "所属行业": "综合",
+            "地区": "北京",
+            "报告日期": iso(TODAY),
+        }
+        for code, name, _ in _listed_today(issuers)
+        if code.endswith(".BJ")
+    ]
+
+
+def ak_delist(issuers: list[tuple[str, str, str]], suffix: str) -> list[dict]:
+    """The delisted companies of one exchange (stock_info.py:286-408)."""
+    rows = []
+    for code, name, _ in issuers:
+        if code in DELISTED and code.endswith(suffix):
+            if suffix == ".SH":
+                rows.append(
+                    {
+                        "_symbol": "全部",
+                        "公司代码": code[:6],
+                        "公司简称": _today_name(code, name),
+                        "上市日期": iso(LIST_DATES[code]),
+                        "暂停上市日期": iso(DELISTED[code]),
+                    }
+                )
+            else:
+                rows.append(
+                    {
+                        "_symbol": "终止上市公司",
+                        "证券代码": code[:6],
+                        "证券简称": _today_name(code, name),
+                        "上市日期": iso(LIST_DATES[code]),
+                        "终止上市日期": iso(DELISTED[code]),
+                    }
+                )
+    return rows
+
+
+def ak_st_board(issuers: list[tuple[str, str, str]]) -> list[dict]:
+    """Today's risk-warning board (stock_zh_a_special.py:20-107): the ST names in force today."""
+    return [
+        {"序号": n + 1, "代码": code[:6], "名称": _today_name(code, name)}
+        for n, (code, name, _) in enumerate(
+            i for i in _listed_today(issuers) if is_st_on(i[0], TODAY)
+        )
+    ]
+
+
+def ak_tfp(issuers: list[tuple[str, str, str]]) -> list[dict]:
+    """The suspensions by date (stock_tfp_em.py:13-76), one table per asked date."""
+    names = {code: name for code, name, _ in issuers}
+    rows = []
+    for code, days in SUSPENDED_DAYS.items():
+        for day in days:
+            rows.append(
+                {
+                    "_date": ymd(day),
+                    "序号": 1,
+                    "代码": code[:6],
+                    "名称": name_on(code, names[code], day),
+                    "停牌时间": iso(days[0]),
+                    "停牌截止时间": iso(days[-1]),
+                    "停牌期限": "连续停牌",
+                    "停牌原因": SUSPENSION_REASON,
+                    "所属市场": "深交所主板",
+                    "预计复牌时间": iso(RESUMED[code]),
+                }
+            )
+    return rows
+
+
 def render(out: object, issuers: list[tuple[str, str, str]]) -> None:
     """Write the securities tables (`out.rows(vendor, endpoint, rows)`)."""
-    out.rows("tushare", "stock_basic", tushare_stock_basic(issuers))  # type: ignore[attr-defined]
-    out.rows("tushare", "namechange", tushare_namechange(issuers))  # type: ignore[attr-defined]
-    out.rows("tushare", "suspend_d", tushare_suspend_d())  # type: ignore[attr-defined]
+    w = out.rows  # type: ignore[attr-defined]
+    w("tushare", "stock_basic", tushare_stock_basic(issuers))
+    w("tushare", "namechange", tushare_namechange(issuers))
+    w("tushare", "suspend_d", tushare_suspend_d())
+    w("akshare", "stock_info_sh_name_code", ak_sh_name_code(issuers))
+    w("akshare", "stock_info_sz_name_code", ak_sz_name_code(issuers))
+    w("akshare", "stock_info_bj_name_code", ak_bj_name_code(issuers))
+    w("akshare", "stock_info_sh_delist", ak_delist(issuers, ".SH"))
+    w("akshare", "stock_info_sz_delist", ak_delist(issuers, ".SZ"))
+    w("akshare", "stock_zh_a_st_em", ak_st_board(issuers))
+    w("akshare", "stock_tfp_em", ak_tfp(issuers))

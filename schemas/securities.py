@@ -284,7 +284,7 @@ SCHEMA = Dataset(
     # One unit covers the market: the session's states (nightly) or a window's (backfill).
     scope=Scope.RANGE,
     known_at=rule_state_intervals,
-    default_chain=("tushare",),
+    default_chain=("tushare", "akshare"),
     sort=("start_date", "symbol"),
     batch_versions=True,  # an interval that ended comes with its open-ended version
     ignore_on_compare=("reason",),  # descriptive: vendors word it differently

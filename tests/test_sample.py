@@ -75,6 +75,9 @@ TUSHARE = [
     "top_list",
     "top_inst",
     "trade_cal",
+    "stock_basic",
+    "namechange",
+    "suspend_d",
 ]
 AKSHARE = [
     "stock_zh_a_hist",
@@ -90,6 +93,13 @@ AKSHARE = [
     "stock_lhb_detail_em",
     "stock_lhb_stock_detail_em",
     "tool_trade_date_hist_sina",
+    "stock_info_sh_name_code",
+    "stock_info_sz_name_code",
+    "stock_info_bj_name_code",
+    "stock_info_sh_delist",
+    "stock_info_sz_delist",
+    "stock_zh_a_st_em",
+    "stock_tfp_em",
 ]
 
 
@@ -653,3 +663,41 @@ def test_generator_is_deterministic(tmp_path):
             assert (SAMPLE / vendor / name).read_bytes() == (
                 tmp_path / vendor / name
             ).read_bytes(), f"{vendor}/{name} differs from a fresh run of sample/generate.py"
+
+
+# ------------------------------------------------------------------------- security master
+
+
+def test_the_security_master_agrees_at_both_vendors():
+    """The exchanges' lists (AkShare) hold every issuer listed today, each with Tushare's
+    listing date; the delisted one is on SZSE's delisting list with its delisting date."""
+    listed_ak = {
+        **{r["证券代码"]: r["上市日期"] for r in rows("akshare", "stock_info_sh_name_code")},
+        **{r["A股代码"]: r["A股上市日期"] for r in rows("akshare", "stock_info_sz_name_code")},
+        **{r["证券代码"]: r["上市日期"] for r in rows("akshare", "stock_info_bj_name_code")},
+    }
+    listed_ts = {bare(s): d.isoformat() for s, d in LISTED.items() if s not in DELISTED}
+    assert listed_ak == listed_ts
+    (gone,) = rows("akshare", "stock_info_sz_delist")
+    assert gone["终止上市日期"] == DELISTED["000666.SZ"].isoformat() == "2025-06-23"
+    assert rows("akshare", "stock_zh_a_st_em") == []  # no ST stock is left on the last day
+
+
+def test_names_mark_st_designations_and_their_removal():
+    names = frame("tushare", "namechange")
+    st = names[names["name"].str.contains("ST")]
+    assert set(zip(st["ts_code"], st["start_date"], strict=True)) == {
+        ("600234.SH", "20240506"),
+        ("000666.SZ", "20250425"),
+    }
+    removal = names[names["change_reason"] == "撤销ST"]
+    assert list(removal["start_date"]) == ["20250616"] and list(removal["ann_date"]) == ["20250613"]
+
+
+def test_suspension_rows_at_both_vendors():
+    code, off = SUSPENDED
+    ts = frame("tushare", "suspend_d")
+    assert set(ts.loc[ts["suspend_type"] == "S", "trade_date"]) == {ymd(d) for d in off}
+    assert list(ts.loc[ts["suspend_type"] == "R", "trade_date"]) == ["20250515"]
+    ak = frame("akshare", "stock_tfp_em")
+    assert set(ak["_date"]) == {ymd(d) for d in off} and set(ak["代码"]) == {bare(code)}

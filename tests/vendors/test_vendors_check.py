@@ -203,10 +203,12 @@ def test_one_unreachable_endpoint_among_answering_ones_exits_5() -> None:
 
 
 def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each() -> None:
-    """The 15 akshare functions pitlake calls, run for real over H1's recorded East Money /
-    Sina / Tencent replies (tests/vendors/wire/akshare/, each citing its akshare source)."""
+    """Every akshare function pitlake calls (one canary call per endpoint and mode), run for
+    real over H1's recorded East Money / Sina / Tencent / exchange replies
+    (tests/vendors/wire/akshare/, each citing its akshare source)."""
     from akshare.stock_feature import stock_three_report_em
 
+    from pitlake.vendors.akshare import PLUGIN
     from tests.vendors.wire.akshare_wire import reply_file
     from tests.vendors.wire.http_replay import load_replies
 
@@ -215,6 +217,10 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
     buy = {"reportName": "RPT_BILLBOARD_DAILYDETAILSBUY"}  # 600519 not on the list that day
     replay.add_file(reply_file("stock_lhb_stock_detail_em", "empty"), params=buy)  # before
     replay.add_file(reply_file("stock_yysj_em", "normal"))  # bound to its reportName, before
+    suspend = {"reportName": "RPT_CUSTOM_SUSPEND_DATA_INTERFACE"}
+    replay.add_file(reply_file("stock_tfp_em", "normal"), params=suspend)  # before it too
+    replay.add_file(reply_file("stock_info_sz_name_code", "normal"), params={"CATALOGID": "1110"})
+    replay.add_file(reply_file("stock_info_sz_delist", "normal"), params={"CATALOGID": "1793_ssgs"})
     for fn in (  # stock_lhb_detail_em's route, which matches any datacenter request
         "stock_zh_a_hist",
         "stock_zh_a_daily",
@@ -227,6 +233,10 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
         "stock_info_global_em",
         "stock_lhb_detail_em",
         "tool_trade_date_hist_sina",
+        "stock_info_sh_name_code",
+        "stock_info_sh_delist",
+        "stock_info_bj_name_code",
+        "stock_zh_a_st_em",
     ):
         replay.add_file(reply_file(fn, "normal"))
     for f_node in ("1", "0"):  # 财务报告 (financials' announcers), 全部 (announcements)
@@ -238,7 +248,9 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
     payload = json.loads(result.output[result.output.index("{") :])  # past any tqdm bar
     (akshare,) = payload["vendors"]
     got = {(p["endpoint"], p["params"].get("adjust", "")): p for p in akshare["endpoints"]}
-    assert len(got) == 15
+    # one per endpoint, the hfq-factor mode of stock_zh_a_daily a second
+    endpoints = set().union(*(f.endpoints for f in PLUGIN.fetchers.values()))
+    assert len(got) == len(endpoints) + 1
     assert result.exit_code == 0, {k: p["message"] for k, p in got.items() if p["status"] != "ok"}
     assert got[("stock_lhb_stock_detail_em", "")]["status"] == "no rows"
     assert all(p["status"] == "ok" for k, p in got.items() if k[0] != "stock_lhb_stock_detail_em")

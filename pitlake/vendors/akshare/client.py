@@ -88,6 +88,9 @@ class AkshareClient:
 
     def call(self, endpoint: str, **params: Any) -> pd.DataFrame:
         fn = self._function(endpoint)
+        # akshare memoises some lists per process (functools.lru_cache: the exchanges' stock
+        # lists, stock_info.py:121,184): a lake asks for today's answer, not the first one.
+        getattr(fn, "cache_clear", lambda: None)()
         kwargs = dict(params)
         if self._accepts_timeout(endpoint, fn) and kwargs.get("timeout") is None:
             kwargs["timeout"] = self.timeout  # lets the socket give up too, freeing the thread

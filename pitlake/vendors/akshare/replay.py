@@ -129,6 +129,40 @@ SPECS: dict[str, EndpointSpec] = {
     "stock_zh_index_daily": EndpointSpec(
         filters=(Filter("symbol", "_symbol"),), date_column="date", date_columns=("date",)
     ),
+    # securities: the exchanges' lists (today's), today's ST board, the suspensions by date
+    "stock_info_sh_name_code": EndpointSpec(
+        filters=(Filter("symbol", "_symbol"),),
+        defaults={"symbol": "主板A股"},
+        date_columns=("上市日期",),
+        str_columns=("证券代码",),
+    ),
+    "stock_info_sz_name_code": EndpointSpec(
+        filters=(Filter("symbol", "_symbol"),),
+        defaults={"symbol": "A股列表"},
+        str_columns=("A股代码", "A股上市日期"),
+    ),
+    "stock_info_bj_name_code": EndpointSpec(date_columns=("上市日期",), str_columns=("证券代码",)),
+    "stock_info_sh_delist": EndpointSpec(
+        filters=(Filter("symbol", "_symbol"),),
+        defaults={"symbol": "全部"},
+        date_columns=("上市日期", "暂停上市日期"),
+        str_columns=("公司代码",),
+    ),
+    "stock_info_sz_delist": EndpointSpec(
+        filters=(Filter("symbol", "_symbol"),),
+        defaults={"symbol": "终止上市公司"},
+        date_columns=("上市日期", "终止上市日期"),
+        str_columns=("证券代码",),
+    ),
+    # an empty board: `data` null → TypeError in fetch_paginated_data (utils/func.py:37)
+    "stock_zh_a_st_em": EndpointSpec(no_rows="type_error", str_columns=("代码",)),
+    # a day without suspensions: `result` null → TypeError (stock_tfp_em.py:37-38)
+    "stock_tfp_em": EndpointSpec(
+        filters=(Filter("date", "_date"),),
+        no_rows="type_error",
+        date_columns=("停牌时间", "停牌截止时间", "预计复牌时间"),
+        str_columns=("代码",),
+    ),
     "stock_profit_sheet_by_report_em": _EM_STATEMENT,
     "stock_balance_sheet_by_report_em": _EM_STATEMENT,
     "stock_cash_flow_sheet_by_report_em": _EM_STATEMENT,

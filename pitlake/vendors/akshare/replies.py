@@ -113,6 +113,33 @@ EMPTY_SIGNS: dict[str, EmptySign] = {
         rows=("dict_list", ()),
         source="stock/stock_zh_a_sina.py:186-190",
     ),
+    # the SSE lists: `result: []` makes a column-less frame whose columns then fail
+    "stock_info_sh_name_code": EmptySign(
+        raises=((KeyError, "are in the [columns]"),),
+        rows=("data_json", ("result",)),
+        source="stock/stock_info.py:165-183",
+    ),
+    "stock_info_sh_delist": EmptySign(
+        raises=((KeyError, "are in the [columns]"),),
+        rows=("data_json", ("result",)),
+        source="stock/stock_info.py:327-346",
+    ),
+    # no pages: an empty frame that cannot take the 48 names
+    "stock_info_bj_name_code": EmptySign(
+        raises=((ValueError, "Length mismatch"),),
+        rows=("big_df", ()),
+        source="stock/stock_info.py:206-224",
+    ),
+    "stock_zh_a_st_em": EmptySign(
+        raises=((TypeError, _NONE_SUBSCRIPT),),
+        rows=("data_json", ("data", "diff")),
+        source="utils/func.py:35-37 (fetch_paginated_data)",
+    ),
+    "stock_tfp_em": EmptySign(
+        raises=((TypeError, _NONE_SUBSCRIPT),),
+        rows=("data_json", ("result", "data")),
+        source="stock_feature/stock_tfp_em.py:36-38",
+    ),
     "stock_zh_index_daily": EmptySign(
         raises=((KeyError, "date"),),
         rows=("dict_list", ()),
@@ -201,10 +228,17 @@ SCRIPT_REPLIES: dict[str, re.Pattern[str]] = {
     "stock_zh_a_daily": re.compile(r"^\s*var\s+\w+\s*="),
     "stock_zh_index_daily": re.compile(r"^\s*var\s+\w+\s*="),
     "tool_trade_date_hist_sina": re.compile(r"^\s*var\s+\w+\s*="),
+    # BSE's list: a JSON array inside a callback, `name([...])` (stock_info.py:205-206)
+    "stock_info_bj_name_code": re.compile(r"^\s*[\w$.]*\(\s*\["),
 }
+# Replies that are spreadsheets (SZSE's report pages, read by pd.read_excel): an .xlsx is a
+# zip archive; an HTML page in its place is a blocked or failing upstream.
+SPREADSHEET_REPLIES: frozenset[str] = frozenset({"stock_info_sz_name_code", "stock_info_sz_delist"})
 
 
 def _not_a_script(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
+    if endpoint in SPREADSHEET_REPLIES:
+        return _not_a_spreadsheet(endpoint, frames)
     pattern = SCRIPT_REPLIES.get(endpoint)
     if pattern is None:
         return None
@@ -221,23 +255,45 @@ def _not_a_script(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorE
     return None
 
 
+def _not_a_spreadsheet(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
+    for name in _RESPONSE_LOCALS:
+        found, resp = _local(frames, name)
+        content = getattr(resp, "content", None) if found else None
+        if isinstance(content, bytes) and not content.startswith(b"PK"):
+            return VendorError(
+                f"the reply is not a spreadsheet (blocked or changed?): {content[:60]!r}",
+                vendor=VENDOR,
+                endpoint=endpoint,
+                retryable=True,
+            )
+    return None
+
+
 def _status_error(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
     """The HTTP status of the reply the parser was reading, when it is an error status."""
     for name in _RESPONSE_LOCALS:
         found, resp = _local(frames, name)
-        status = getattr(resp, "status_code", None) if found else None
-        if isinstance(status, int) and status >= 400:
-            kw: dict[str, Any] = {"vendor": VENDOR, "endpoint": endpoint}
-            if status == 429:
-                return VendorRateLimitError(
-                    f"HTTP 429 from {_host(resp)}", retry_after=_retry_after(resp), **kw
-                )
-            return VendorError(
-                f"HTTP {status} from {_host(resp)} (blocked or failing upstream)",
-                retryable=status >= 500 or status in (403, 408),
-                **kw,
-            )
+        err = _error_status(endpoint, resp) if found else None
+        if err is not None:
+            return err
     return None
+
+
+def _error_status(endpoint: str, resp: Any) -> VendorError | None:
+    """An HTTP error status → rate limit (with the server's wait) or upstream error."""
+    status = getattr(resp, "status_code", None)
+    if not isinstance(status, int) or status < 400:
+        return None
+    kw: dict[str, Any] = {"vendor": VENDOR, "endpoint": endpoint}
+    if status == 429:
+        return VendorRateLimitError(
+            f"HTTP 429 from {_host(resp)}", retry_after=_retry_after(resp), **kw
+        )
+    return VendorError(
+        f"HTTP {status} from {_host(resp)} (blocked or failing upstream)",
+        retryable=status >= 500 or status in (403, 408),
+        **kw,
+    )
 
 
 def _host(resp: Any) -> str:
@@ -262,6 +318,10 @@ def classify_failure(endpoint: str, exc: BaseException) -> PitlakeError:
     Everything else → `classify` unchanged."""
     if isinstance(exc, PitlakeError):
         return classify_akshare(exc, endpoint=endpoint)
+    # requests' raise_for_status (akshare's request_with_retry): the reply rides on the error
+    answered = _error_status(endpoint, getattr(exc, "response", None))
+    if answered is not None:
+        return answered
     frames = _akshare_frames(exc)
     transport = isinstance(exc, OSError) and not isinstance(exc, ValueError)
     if frames and not transport:  # the parser met a reply: was it an HTTP error page?

@@ -94,6 +94,17 @@ RECORDED: dict[str, Recording] = {
         FetchRequest("disclosure_schedule", start=D3, end=D3),
         ("stock_yysj_em", "normal", {}),
     ),
+    "securities": _recording(  # a session with a suspension (000002.SZ on 2025-05-12)
+        FetchRequest("securities", trade_date=date(2025, 5, 12)),
+        ("stock_info_sh_name_code", "normal", {}),
+        ("stock_info_sz_name_code", "normal", {"params": {"CATALOGID": "1110"}}),
+        ("stock_info_sz_delist", "normal", {"params": {"CATALOGID": "1793_ssgs"}}),
+        ("stock_info_bj_name_code", "normal", {}),
+        ("stock_info_sh_delist", "normal", {}),
+        ("stock_zh_a_st_em", "normal", {}),
+        ("stock_tfp_em", "normal", {}),
+        at=datetime(2025, 5, 12, 12, 0, tzinfo=UTC),
+    ),
     "calendar": _recording(
         FetchRequest("calendar", start=date(2025, 5, 30), end=D3),
         ("tool_trade_date_hist_sina", "normal", {}),

@@ -273,5 +273,9 @@ def load_replies(path: str | Path) -> list[dict[str, Any]]:
         if not spec.pop("cites", None):
             raise ValueError(f"{path}: a recorded reply must cite the source that shapes it")
         spec.pop("note", None)
+        if "body_base64" in spec:  # a binary body (a spreadsheet), kept as text in the file
+            import base64
+
+            spec["body"] = base64.b64decode(spec.pop("body_base64"))
         out.append(spec)
     return out

@@ -11,6 +11,7 @@ The Sina bodies are encoded with `sina_klc` and checked by akshare's own decoder
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -618,6 +619,227 @@ def appointments() -> dict[str, Any]:
 
 # ---------------------------------------------------------------- write
 
+
+# ---------------------------------------------------------------- securities (exchange lists)
+
+SSE_LIST = r"query\.sse\.com\.cn/sseQuery/commonQuery\.do"
+SSE_DELIST = r"query\.sse\.com\.cn/commonQuery\.do"
+SZSE_REPORT = r"www\.szse\.cn/api/report/ShowReport"
+BSE_LIST = r"www\.bse\.cn/nqxxController/nqxxCnzq\.do"
+EM_CLIST = r"push2\.eastmoney\.com/api/qt/clist/get"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+FIXED_ZIP_TIME = (2025, 6, 30, 0, 0, 0)
+
+
+def xlsx(columns: list[str], rows: list[list[Any]]) -> str:
+    """An .xlsx workbook as base64, byte for byte the same on every run (fixed document and
+    zip entry times): the SZSE report pages answer spreadsheets (stock_info.py:40-43)."""
+    import base64
+    import io
+    import zipfile
+    from datetime import datetime
+
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.append(columns)
+    for row in rows:
+        ws.append(row)
+    wb.properties.created = wb.properties.modified = datetime(2025, 6, 30)
+    raw = io.BytesIO()
+    wb.save(raw)
+    fixed = io.BytesIO()
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(fixed, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in sorted(src.infolist(), key=lambda i: i.filename):
+            entry = zipfile.ZipInfo(info.filename, date_time=FIXED_ZIP_TIME)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            data = src.read(info.filename)
+            if info.filename == "docProps/core.xml":  # openpyxl stamps the save time
+                data = re.sub(rb">\d{4}-\d\d-\d\dT[\d:.]+Z<", b">2025-06-30T00:00:00Z<", data)
+            dst.writestr(entry, data)
+    return base64.b64encode(fixed.getvalue()).decode()
+
+
+def _kinds(cites: list[str], url: str, normal: dict, empty: dict) -> dict[str, Any]:
+    return {
+        "normal": reply(cites, url, note=SYNTHETIC, **normal),
+        "empty": reply(cites, url, **empty),
+        "blocked": blocked(cites, url),
+        "rate_limited": rate_limited(cites, url),
+    }
+
+
+SH_LIST_CITES = [AK + "stock/stock_info.py:122-182 (SSE COMMON_SSE_CP_GPJCTPZ_GPLB_GP_L)"]
+
+
+def sh_name_code() -> dict[str, Any]:
+    rows = [
+        {
+            "A_STOCK_CODE": "600519",
+            "B_STOCK_CODE": "-",
+            "SEC_NAME_CN": "贵州茅台",
+            "SEC_NAME_FULL": "贵州茅台",
+            "COMPANY_ABBR": "贵州茅台",
+            "FULL_NAME": "贵州茅台酒股份有限公司",
+            "LIST_DATE": "20010827",
+        },
+        {
+            "A_STOCK_CODE": "603398",
+            "B_STOCK_CODE": "-",
+            "SEC_NAME_CN": "新股样本",
+            "SEC_NAME_FULL": "新股样本",
+            "COMPANY_ABBR": "新股样本",
+            "FULL_NAME": "新股样本股份有限公司",
+            "LIST_DATE": "20250610",
+        },
+    ]
+    return _kinds(
+        SH_LIST_CITES,
+        SSE_LIST,
+        {"json": {"result": rows, "pageHelp": {"total": 2}}},
+        {"json": {"result": [], "pageHelp": {"total": 0}}},  # KeyError at :174-183
+    )
+
+
+SZ_LIST_CITES = [AK + "stock/stock_info.py:20-66 (SZSE CATALOGID 1110 tab1, more than 10 rows)"]
+SZ_COLUMNS = ["板块", "A股代码", "A股简称", "A股上市日期", "A股总股本", "A股流通股本", "所属行业"]
+
+
+def sz_name_code() -> dict[str, Any]:
+    # more than 10 rows, or akshare hands the sheet back unprocessed (stock_info.py:44)
+    rows = [
+        ["主板", "000001", "平安银行", "1991-04-03", "19,405,918,198", "19,405,601,041", "J 金融业"]
+    ]
+    rows += [
+        ["主板", f"{n:06d}", f"样本{n}", "2000-01-04", "100,000,000", "90,000,000", "C 制造业"]
+        for n in range(3, 13)
+    ]
+    return _kinds(
+        SZ_LIST_CITES,
+        SZSE_REPORT,
+        {"body_base64": xlsx(SZ_COLUMNS, rows), "headers": {"Content-Type": XLSX}},
+        {"body_base64": xlsx([], []), "headers": {"Content-Type": XLSX}},  # no columns
+    )
+
+
+BJ_CITES = [AK + "stock/stock_info.py:185-283 (BSE nqxxCnzq.do, columns by position)"]
+# The 48 fields akshare names by position (stock_info.py:224-272); the keys are BSE's
+# [their names UNVERIFIED: akshare reads the values by position only].
+BJ_KEYS = [f"f{i:02d}" for i in range(48)]
+BJ_AT = {
+    0: "20211115",
+    11: 6.0e7,
+    17: "医药制造业",
+    22: "20250630",
+    29: "北京",
+    35: "样本证券",
+    36: 1.0e8,
+    38: "430047",
+    40: "诺思兰德",
+}
+
+
+def _bse(content: list[dict], pages: int) -> str:
+    return (
+        "null([" + json.dumps({"totalPages": pages, "content": content}, ensure_ascii=False) + "])"
+    )
+
+
+def bj_name_code() -> dict[str, Any]:
+    row = {k: BJ_AT.get(i, "-") for i, k in enumerate(BJ_KEYS)}
+    return _kinds(
+        BJ_CITES,
+        BSE_LIST,
+        {"body": _bse([row], 1), "headers": {"Content-Type": "text/html; charset=utf-8"}},
+        # no pages: an empty frame whose 48 names fail (ValueError, stock_info.py:224)
+        {"body": _bse([], 0), "headers": {"Content-Type": "text/html; charset=utf-8"}},
+    )
+
+
+SH_DELIST_CITES = [AK + "stock/stock_info.py:286-352 (SSE COMPANY_STATUS 3)"]
+
+
+def sh_delist() -> dict[str, Any]:
+    row = {
+        "COMPANY_CODE": "600087",
+        "COMPANY_ABBR": "退市长油",
+        "LIST_DATE": "19970612",
+        "DELIST_DATE": "20140605",
+    }
+    return _kinds(
+        SH_DELIST_CITES,
+        SSE_DELIST,
+        {"json": {"result": [row], "pageHelp": {"total": 1}}},
+        {"json": {"result": [], "pageHelp": {"total": 0}}},  # KeyError at :338-345
+    )
+
+
+SZ_DELIST_CITES = [AK + "stock/stock_info.py:355-380 (SZSE CATALOGID 1793_ssgs tab2)"]
+
+
+def sz_delist() -> dict[str, Any]:
+    rows = [["000666", "*ST甲乙", "2010-03-19", "2025-06-23"]]
+    return _kinds(
+        SZ_DELIST_CITES,
+        SZSE_REPORT,
+        {
+            "body_base64": xlsx(["证券代码", "证券简称", "上市日期", "终止上市日期"], rows),
+            "headers": {"Content-Type": XLSX},
+        },
+        {"body_base64": xlsx([], []), "headers": {"Content-Type": XLSX}},  # :372-373
+    )
+
+
+ST_CITES = [
+    AK + "stock/stock_zh_a_special.py:20-107 (the risk-warning board, columns by position)",
+    AK + "utils/func.py:18-60 (fetch_paginated_data)",
+]
+# The 30 keys East Money returns per row, in its order (akshare names them by position).
+ST_KEYS = [
+    f"f{i}" for i in (*range(2, 19), 20, 21, 22, 23, 24, 25, 62, 115, 128, 136, 140, 141, 152)
+]
+
+
+def st_board() -> dict[str, Any]:
+    def row(code: str, name: str) -> dict[str, Any]:
+        values = {"f12": code, "f14": name, "f13": 0, "f3": -1.2, "f2": 3.3}
+        return {k: values.get(k, 0) for k in ST_KEYS}
+
+    ok = {
+        "rc": 0,
+        "data": {"total": 2, "diff": [row("000666", "*ST甲乙"), row("600234", "ST样本")]},
+    }
+    return _kinds(
+        ST_CITES,
+        EM_CLIST,
+        {"json": ok},
+        {"json": {"rc": 0, "data": None}},  # TypeError at utils/func.py:37
+    )
+
+
+TFP_CITES = [AK + "stock_feature/stock_tfp_em.py:13-76 (RPT_CUSTOM_SUSPEND_DATA_INTERFACE)"]
+
+
+def tfp() -> dict[str, Any]:
+    row = {
+        "SECURITY_CODE": "000002",
+        "SECURITY_NAME_ABBR": "万科A",
+        "SUSPEND_START_TIME": "2025-05-12 09:30:00",
+        "SUSPEND_END_TIME": "2025-05-14 15:00:00",
+        "SUSPEND_EXPIRE": "连续停牌",
+        "SUSPEND_REASON": "重大事项",
+        "TRADE_MARKET": "深交所主板",
+        "SUSPEND_START_DATE": "2025-05-12 00:00:00",
+        "PREDICT_RESUME_TIME": "2025-05-15 00:00:00",
+        "TRADE_MARKET_CODE": "069001002001",
+        "SECUCODE": "000002.SZ",
+        "SORT_TIME": "2025-05-12 00:00:00",
+    }
+    ok = {"version": "x", "result": {"pages": 1, "data": [row], "count": 1}, "success": True}
+    return _kinds(TFP_CITES, EM_DATACENTER, {"json": ok}, {"json": EM_NO_DATA})  # TypeError :38
+
+
 FUNCTIONS = {
     "stock_zh_a_hist": em_kline,
     "stock_zh_a_daily": sina_daily,
@@ -634,6 +856,13 @@ FUNCTIONS = {
     "stock_lhb_stock_detail_em": lhb_seats,
     "tool_trade_date_hist_sina": sina_calendar,
     "stock_yysj_em": appointments,
+    "stock_info_sh_name_code": sh_name_code,
+    "stock_info_sz_name_code": sz_name_code,
+    "stock_info_bj_name_code": bj_name_code,
+    "stock_info_sh_delist": sh_delist,
+    "stock_info_sz_delist": sz_delist,
+    "stock_zh_a_st_em": st_board,
+    "stock_tfp_em": tfp,
 }
 
 

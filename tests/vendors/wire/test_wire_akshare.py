@@ -101,6 +101,37 @@ CALLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         {"symbol": "沪深A股", "date": "20250630"},
         ("股票代码", "股票简称", "首次预约时间", "一次变更日期", "实际披露时间"),
     ),
+    "stock_info_sh_name_code": (
+        "stock_info_sh_name_code",
+        {"symbol": "主板A股"},
+        ("证券代码", "证券简称", "上市日期"),
+    ),
+    "stock_info_sz_name_code": (
+        "stock_info_sz_name_code",
+        {"symbol": "A股列表"},
+        ("A股代码", "A股简称", "A股上市日期"),
+    ),
+    "stock_info_bj_name_code": (
+        "stock_info_bj_name_code",
+        {},
+        ("证券代码", "证券简称", "上市日期"),
+    ),
+    "stock_info_sh_delist": (
+        "stock_info_sh_delist",
+        {"symbol": "全部"},
+        ("公司代码", "公司简称", "上市日期", "暂停上市日期"),
+    ),
+    "stock_info_sz_delist": (
+        "stock_info_sz_delist",
+        {"symbol": "终止上市公司"},
+        ("证券代码", "证券简称", "上市日期", "终止上市日期"),
+    ),
+    "stock_zh_a_st_em": ("stock_zh_a_st_em", {}, ("代码", "名称")),
+    "stock_tfp_em": (
+        "stock_tfp_em",
+        {"date": "20250512"},
+        ("代码", "名称", "停牌时间", "停牌原因"),
+    ),
 }
 
 # Empty replies asked with other params (a company / symbol East Money has nothing for).
