@@ -142,7 +142,7 @@ def wanted_of(path: str, params: list[tuple[str, str]], accept: str) -> tuple[Wa
     if path not in PAGED_PATHS or fmt != "json":
         return Wanted(fmt), None
     limit = None
-    if given.get("limit"):
+    if "limit" in given:  # `limit=` too: an empty limit is a mistake, not "no limit"
         try:
             limit = int(given["limit"])
         except ValueError:

@@ -145,6 +145,7 @@ def test_json_pages_with_a_cursor_at_the_first_pages_as_of(client: TestClient) -
         {"cursor": "not-a-cursor"},
         {"format": "xml"},
         {"format": ""},  # found by schemathesis: an empty format was read as JSON
+        {"limit": ""},  # found by schemathesis: an empty limit was read as no limit
     ],
 )
 def test_bad_page_or_format_is_invalid_arguments(client: TestClient, params: dict) -> None:
