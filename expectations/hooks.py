@@ -226,6 +226,14 @@ def _periods(
     return d.statement_period_columns(frame, spec.event_time)
 
 
+def _event_day(
+    spec: Dataset, frame: pd.DataFrame, ctx: RunContext, derived: dict[str, Any]
+) -> dict[str, object]:
+    assert spec.event_time is not None and spec.date_column, f"{spec.name}: dated_event needs both"
+    day = d.days(frame.get(spec.date_column), len(frame))
+    return {d.EVENT_AT: d.instants(day, spec.event_time)}
+
+
 HOOKS: dict[str, Hook] = {
     # a daily bar: low ≤ open/close ≤ high, prices > 0, volume and amount ≥ 0
     "ohlc": Hook(_ohlc, lambda spec, frame, ctx, derived: d.ohlc_columns(frame)),
@@ -240,6 +248,11 @@ HOOKS: dict[str, Hook] = {
     # published_at is the known_at floor and never after the fetch
     "publication": Hook(_publication),
     "positive_factor": Hook(_positive_factor),
+    # known_at not before the spec's event_time on the row's date (a kind without trade-date
+    # checks: a snapshot list is not known before its day has begun)
+    "dated_event": Hook(
+        lambda: [known_at_not_before(d.EVENT_AT, "event_time on the row's date")], _event_day
+    ),
 }
 
 

@@ -270,6 +270,18 @@ def rule_day_end(frame: pd.DataFrame, fetched_at: datetime):
     return _dates_at(frame["trade_date"], END_OF_DAY), _const(frame, KnownAtBasis.DAY_END)
 
 
+def rule_snapshot(frame: pd.DataFrame, fetched_at: datetime):
+    """A dated snapshot (a list as of its trade_date) is known at the end of that Beijing day;
+    a vendor's *current* list (column `current_list`), which says nothing of when it took
+    effect, is known from when we first saw it, never back-dated to a date it states."""
+    known, basis = rule_day_end(frame, fetched_at)
+    current = frame["current_list"].astype("boolean").fillna(False).astype(bool)
+    if current.any():
+        known = known.where(~current, _fetched(frame, fetched_at))
+        basis = basis.where(~current, KnownAtBasis.FIRST_SEEN.value)
+    return known.astype(KNOWN_AT_DTYPE), basis
+
+
 def rule_first_seen(frame: pd.DataFrame, fetched_at: datetime):
     return _fetched(frame, fetched_at), _const(frame, KnownAtBasis.FIRST_SEEN)
 

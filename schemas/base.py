@@ -74,6 +74,9 @@ class Kind(StrEnum):
     # Intervals of states of a symbol (listed, named, suspended): asked at an instant, the
     # states in force on its Beijing day as known then (the security master)
     STATE = "state"
+    # Lists dated by their snapshot (index constituents): the list in force on D is the
+    # newest snapshot dated on or before D among those public by the cutoff.
+    SNAPSHOT_LIST = "snapshot_list"
 
 
 class Scope(StrEnum):

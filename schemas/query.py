@@ -136,6 +136,14 @@ class StateQuery(Query):
     as_of: AsOf = None
 
 
+class SnapshotListQuery(Query):
+    """The list in force on `date` (default: the cutoff's day): the newest snapshot dated on
+    or before it among those public by the as-of. A model declares its fields itself, the
+    list's name first (e.g. `index`): it picks the rows whose first key column holds it."""
+
+    kind: ClassVar[Kind] = Kind.SNAPSHOT_LIST
+
+
 def query_model(name: str, base: type[Query], doc: str, **fields: tuple[Any, Any]) -> type[Query]:
     """A dataset's model: `base`'s parameters (a field given again keeps its place, with the
     new type and default), then `fields` ({name: (type, default)}) in order. `doc` is the

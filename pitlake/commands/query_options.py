@@ -28,11 +28,19 @@ COMPOSED: dict[str, frozenset[str]] = {
 
 
 def _fields() -> dict[str, tuple[FieldInfo, list[str]]]:
-    """Every query field, first-seen order over the models, with the datasets taking it."""
+    """Every query field with the datasets taking it, in an order every model agrees with:
+    first seen over the models, a new field placed before the next field of its model
+    already placed (`index` before `date`), so each dataset's options keep its model's order."""
     out: dict[str, tuple[FieldInfo, list[str]]] = {}
     for spec in surfaces.QUERIES:
-        for name, info in surfaces.model(spec).model_fields.items():
-            out.setdefault(name, (info, []))[1].append(surfaces.path(spec))
+        names = list(surfaces.model(spec).model_fields.items())
+        for i, (name, info) in enumerate(names):
+            if name not in out:
+                later = next((n for n, _ in names[i + 1 :] if n in out), None)
+                items = list(out.items())
+                at = [n for n, _ in items].index(later) if later else len(items)
+                out = dict([*items[:at], (name, (info, [])), *items[at:]])
+            out[name][1].append(surfaces.path(spec))
     return out
 
 

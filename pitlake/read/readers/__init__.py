@@ -15,6 +15,7 @@ from pitlake.read.readers import (
     report_period,
     scheduled,
     state,
+    snapshot_list,
     trade_dated,
 )
 from pitlake.schemas import Dataset, Kind
@@ -32,4 +33,5 @@ READERS: dict[Kind, Reader] = {
     Kind.SCHEDULED: scheduled.prepare,
     Kind.CALENDAR: calendar.prepare,
     Kind.STATE: state.prepare,
+    Kind.SNAPSHOT_LIST: snapshot_list.prepare,
 }

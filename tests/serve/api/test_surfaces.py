@@ -48,9 +48,11 @@ def test_lake_methods_take_the_model_parameters(spec: Dataset) -> None:
         if p.name not in LAKE_ONLY
     ]
     assert got == expected(spec)
-    # keyword-only after the symbols: no positional drift. A state query's question is its
-    # instant, so its as_of may come first too: Lake.universe("2025-06-03").
-    positional = {"symbols"} | ({"as_of"} if spec.kind is Kind.STATE else set())
+    # keyword-only after the subject: the symbols, a required first field such as a snapshot
+    # list's index, or a state query's instant (its as_of: Lake.universe("2025-06-03"))
+    first, info = next(iter(surfaces.model(spec).model_fields.items()))
+    positional = {"symbols", *([first] if info.is_required() else [])}
+    positional |= {"as_of"} if spec.kind is Kind.STATE else set()
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params if p.name not in positional)
 
 
