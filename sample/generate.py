@@ -27,6 +27,9 @@ from pathlib import Path
 import announcements_tables
 import disclosure_schedule_tables
 import securities_tables
+import index_members_tables
+from pitlake.schemas.index_quotes import INDICES
+
 from pitlake.calendar import is_session, previous_session, sessions_between
 from pitlake.schemas.index_quotes import INDICES
 from pitlake.symbols import parse
@@ -1489,6 +1492,7 @@ def generate(root: Path) -> list[Path]:
     securities_tables.render(
         out, [(i.ts_code, i.name, parse(i.ts_code).board.value) for i in ISSUERS]
     )
+    index_members_tables.render(out)
     return sorted(p for v in ("tushare", "akshare") for p in (root / v).iterdir())
 
 

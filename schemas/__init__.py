@@ -8,6 +8,7 @@ from pitlake.schemas import (
     disclosure_schedule,
     dragon_tiger,
     financials,
+    index_members,
     index_quotes,
     news,
     quotes,
@@ -30,6 +31,7 @@ SCHEMAS: dict[str, Dataset] = {
         announcements,
         disclosure_schedule,
         securities,
+        index_members,
     )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)

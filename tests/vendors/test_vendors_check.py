@@ -237,6 +237,8 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
         "stock_info_sh_delist",
         "stock_info_bj_name_code",
         "stock_zh_a_st_em",
+        "index_stock_cons_weight_csindex",
+        "index_stock_cons_csindex",
     ):
         replay.add_file(reply_file(fn, "normal"))
     for f_node in ("1", "0"):  # 财务报告 (financials' announcers), 全部 (announcements)

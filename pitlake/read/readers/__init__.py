@@ -14,8 +14,8 @@ from pitlake.read.readers import (
     published,
     report_period,
     scheduled,
-    state,
     snapshot_list,
+    state,
     trade_dated,
 )
 from pitlake.schemas import Dataset, Kind

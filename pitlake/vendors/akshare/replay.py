@@ -102,6 +102,13 @@ _EM_STATEMENT = EndpointSpec(
 )
 
 
+_CSINDEX_LIST = EndpointSpec(
+    filters=(Filter("symbol", "指数代码"),),
+    date_columns=("日期",),
+    str_columns=("指数代码", "成分券代码"),
+)
+
+
 def _factor_spec(name: str) -> EndpointSpec:
     # Factor mode ignores the date window: every change point, newest first, plus the sentinel.
     return EndpointSpec(
@@ -163,6 +170,9 @@ SPECS: dict[str, EndpointSpec] = {
         date_columns=("停牌时间", "停牌截止时间", "预计复牌时间"),
         str_columns=("代码",),
     ),
+    # csindex's current lists of one index (the 6-digit code; no date parameters).
+    "index_stock_cons_weight_csindex": _CSINDEX_LIST,
+    "index_stock_cons_csindex": _CSINDEX_LIST,
     "stock_profit_sheet_by_report_em": _EM_STATEMENT,
     "stock_balance_sheet_by_report_em": _EM_STATEMENT,
     "stock_cash_flow_sheet_by_report_em": _EM_STATEMENT,

@@ -236,12 +236,41 @@ SCRIPT_REPLIES: dict[str, re.Pattern[str]] = {
 SPREADSHEET_REPLIES: frozenset[str] = frozenset({"stock_info_sz_name_code", "stock_info_sz_delist"})
 
 
+# Replies that are files (csindex's constituent lists: Excel workbooks, read by pd.read_excel):
+# their first bytes, xlsx (zip) or BIFF .xls (OLE2). Anything else (an anti-bot HTML page) is
+# unreadable, perhaps blocked: retryable, never "no rows".
+FILE_REPLIES: dict[str, tuple[bytes, ...]] = {
+    "index_stock_cons_weight_csindex": (b"PK\x03\x04", b"\xd0\xcf\x11\xe0"),
+    "index_stock_cons_csindex": (b"PK\x03\x04", b"\xd0\xcf\x11\xe0"),
+}
+# Endpoints whose HTTP 404 means "no such list": csindex's object store answers NoSuchKey for
+# an index it publishes no such file for (index_cons.py:135-139, 169-172) [UNVERIFIED live].
+NOT_FOUND_IS_NO_ROWS = frozenset(FILE_REPLIES)
+
+
+def _not_a_file(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
+    magic = FILE_REPLIES.get(endpoint)
+    if magic is None:
+        return None
+    for name in _RESPONSE_LOCALS:
+        found, resp = _local(frames, name)
+        content = getattr(resp, "content", None) if found else None
+        if isinstance(content, bytes) and not content.startswith(magic):
+            return VendorError(
+                f"the reply is not the vendor's file (blocked or changed?): {content[:60]!r}",
+                vendor=VENDOR,
+                endpoint=endpoint,
+                retryable=True,
+            )
+    return None
+
+
 def _not_a_script(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
     if endpoint in SPREADSHEET_REPLIES:
         return _not_a_spreadsheet(endpoint, frames)
     pattern = SCRIPT_REPLIES.get(endpoint)
     if pattern is None:
-        return None
+        return _not_a_file(endpoint, frames)
     for name in _RESPONSE_LOCALS:
         found, resp = _local(frames, name)
         text = getattr(resp, "text", None) if found else None
@@ -269,7 +298,7 @@ def _not_a_spreadsheet(endpoint: str, frames: list[tuple[FrameType, int]]) -> Ve
     return None
 
 
-def _status_error(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorError | None:
+def _status_error(endpoint: str, frames: list[tuple[FrameType, int]]) -> PitlakeError | None:
     """The HTTP status of the reply the parser was reading, when it is an error status."""
     for name in _RESPONSE_LOCALS:
         found, resp = _local(frames, name)
@@ -279,12 +308,15 @@ def _status_error(endpoint: str, frames: list[tuple[FrameType, int]]) -> VendorE
     return None
 
 
-def _error_status(endpoint: str, resp: Any) -> VendorError | None:
-    """An HTTP error status → rate limit (with the server's wait) or upstream error."""
+def _error_status(endpoint: str, resp: Any) -> PitlakeError | None:
+    """An HTTP error status → rate limit (with the server's wait) or upstream error; a 404
+    where it means "no such list" → no rows."""
     status = getattr(resp, "status_code", None)
     if not isinstance(status, int) or status < 400:
         return None
     kw: dict[str, Any] = {"vendor": VENDOR, "endpoint": endpoint}
+    if status == 404 and endpoint in NOT_FOUND_IS_NO_ROWS:
+        return NoMarketDataError(f"no such list at {_host(resp)} (HTTP 404)", **kw)
     if status == 429:
         return VendorRateLimitError(
             f"HTTP 429 from {_host(resp)}", retry_after=_retry_after(resp), **kw

@@ -60,6 +60,16 @@ SPECS: dict[str, EndpointSpec] = {
     "adj_factor": _TS_BY_DATE,
     "daily_basic": _TS_BY_DATE,
     "index_daily": _TS_BY_DATE,
+    # index_weight: one index per call (index_code), a snapshot day or a window of them.
+    "index_weight": EndpointSpec(
+        filters=(
+            Filter("index_code", "index_code"),
+            Filter("trade_date", "trade_date", "date"),
+            Filter("start_date", "trade_date", "date_from"),
+            Filter("end_date", "trade_date", "date_to"),
+        ),
+        date_column="trade_date",
+    ),
     "income": _TS_STATEMENT,
     "balancesheet": _TS_STATEMENT,
     "cashflow": _TS_STATEMENT,

@@ -109,4 +109,9 @@ RECORDED: dict[str, Recording] = {
         FetchRequest("calendar", start=date(2025, 5, 30), end=D3),
         ("tool_trade_date_hist_sina", "normal", {}),
     ),
+    "index_members": _recording(  # the current list, fetched the evening of 2025-06-10
+        FetchRequest("index_members", trade_date=date(2025, 6, 10), symbols=("000300.SH",)),
+        ("index_stock_cons_weight_csindex", "normal", {}),
+        ("index_stock_cons_csindex", "normal", {}),  # the fallback, asked without a weights file
+    ),
 }

@@ -33,6 +33,7 @@ RECORDED: dict[str, Recording] = {
         "adj_factor",
         "daily_basic",
         "index_daily",
+        "index_weight",
         "disclosure_date",
         "news",
         "top_list",

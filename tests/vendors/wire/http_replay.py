@@ -21,7 +21,7 @@ Recorded reply files (`*.json`) hold one reply object or a list of them:
      "url": "np-anotice-stock\\.eastmoney\\.com/api/security/ann",   # regex, searched in the URL
      "params": {"page_index": "1"},          # optional: query parameters that must match
      "status": 200, "headers": {"Content-Type": "..."},             # optional
-     "json": {...}  |  "body": "text as the server sends it",
+     "json": {...}  |  "body": "text as the server sends it"  |  "body_base64": "binary body",
      "times": 1,                             # optional: serve this reply N times, then the next
      "error": "connection"}                  # optional instead of a body: the socket fails
 """

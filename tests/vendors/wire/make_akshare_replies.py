@@ -617,6 +617,127 @@ def appointments() -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- csindex constituent lists
+
+CSINDEX = r"oss-ch\.csindex\.com\.cn/static/html/csindex/public/uploads/file/autofile/"
+CONS_CITES = [AK + "index/index_cons.py:126-157 (cons/{symbol}cons.xls, read by pd.read_excel)"]
+WEIGHT_CITES = [
+    AK + "index/index_cons.py:160-193 (closeweight/{symbol}closeweight.xls, read by pd.read_excel)"
+]
+XLSX = "application/vnd.ms-excel"
+CSINDEX_HEADER = [
+    "日期Date",
+    "指数代码 Index Code",
+    "指数名称 Index Name",
+    "指数英文名称Index Name(Eng)",
+    "成份券代码Constituent Code",
+    "成份券名称Constituent Name",
+    "成份券英文名称Constituent Name(Eng)",
+    "交易所Exchange",
+    "交易所英文名称Exchange(Eng)",
+]
+CSINDEX_ROWS = [  # CSI 300 as csindex lists it: the date as YYYYMMDD, codes as numbers
+    [
+        20250630,
+        300,
+        "沪深300",
+        "CSI 300",
+        600519,
+        "贵州茅台",
+        "Kweichow Moutai",
+        "上海证券交易所",
+        "Shanghai Stock Exchange",
+        5.2176,
+    ],
+    [
+        20250630,
+        300,
+        "沪深300",
+        "CSI 300",
+        1,
+        "平安银行",
+        "Ping An Bank",
+        "深圳证券交易所",
+        "Shenzhen Stock Exchange",
+        3.5544,
+    ],
+    [
+        20250630,
+        300,
+        "沪深300",
+        "CSI 300",
+        688981,
+        "中芯国际",
+        "SMIC",
+        "上海证券交易所",
+        "Shanghai Stock Exchange",
+        4.2746,
+    ],
+]
+# Alibaba OSS's answer for a file it does not hold (an index csindex publishes no such list
+# for) [shape of OSS NoSuchKey; UNVERIFIED against a live csindex reply].
+NO_SUCH_KEY = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Error>\n  <Code>NoSuchKey</Code>\n'
+    "  <Message>The specified key does not exist.</Message>\n</Error>\n"
+)
+
+
+def csindex_xlsx(rows: list[list[Any]]) -> str:
+    """An Excel workbook (base64) holding `rows` under one header row, byte-stable: pandas
+    reads it by its content (csindex's .xls files are served the same way) [xlsx rather
+    than BIFF .xls: no xls writer is installed; pd.read_excel reads both]."""
+    import base64
+    import io
+    import re
+    import zipfile
+    from datetime import datetime
+
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    for row in rows:
+        ws.append(row)
+    wb.properties.created = wb.properties.modified = datetime(2025, 6, 30)
+    raw = io.BytesIO()
+    wb.save(raw)
+    stable = io.BytesIO()
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(stable, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in sorted(src.infolist(), key=lambda i: i.filename):
+            info = zipfile.ZipInfo(item.filename, date_time=(2025, 6, 30, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            data = src.read(item.filename)
+            if item.filename == "docProps/core.xml":  # openpyxl stamps the save time
+                data = re.sub(rb"(<dcterms:\w+[^>]*>)[^<]*", rb"\g<1>2025-06-30T00:00:00Z", data)
+            dst.writestr(info, data)
+    return base64.b64encode(stable.getvalue()).decode("ascii")
+
+
+def csindex(cites: list[str], file: str, with_weights: bool) -> dict[str, Any]:
+    url = CSINDEX + file
+    header = [*CSINDEX_HEADER, *(["权重(%)weight"] if with_weights else [])]
+    rows = [r if with_weights else r[:-1] for r in CSINDEX_ROWS]
+    return {
+        "normal": reply(
+            cites,
+            url,
+            body_base64=csindex_xlsx([header, *rows]),
+            headers={"Content-Type": XLSX},
+            note=SYNTHETIC,
+        ),
+        "empty": reply(
+            cites,
+            url,
+            status=404,
+            body=NO_SUCH_KEY,
+            headers={"Content-Type": "application/xml"},
+            note="no such file: csindex publishes no such list for this index",
+        ),
+        "blocked": blocked(cites, url),
+        "rate_limited": rate_limited(cites, url),
+    }
+
+
 # ---------------------------------------------------------------- write
 
 
@@ -863,6 +984,10 @@ FUNCTIONS = {
     "stock_info_sz_delist": sz_delist,
     "stock_zh_a_st_em": st_board,
     "stock_tfp_em": tfp,
+    "index_stock_cons_weight_csindex": lambda: csindex(
+        WEIGHT_CITES, r"closeweight/\d{6}closeweight\.xls", True
+    ),
+    "index_stock_cons_csindex": lambda: csindex(CONS_CITES, r"cons/\d{6}cons\.xls", False),
 }
 
 

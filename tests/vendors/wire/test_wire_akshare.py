@@ -132,6 +132,16 @@ CALLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         {"date": "20250512"},
         ("代码", "名称", "停牌时间", "停牌原因"),
     ),
+    "index_stock_cons_weight_csindex": (
+        "index_stock_cons_weight_csindex",
+        {"symbol": "000300"},
+        ("日期", "指数代码", "成分券代码", "交易所", "权重"),
+    ),
+    "index_stock_cons_csindex": (
+        "index_stock_cons_csindex",
+        {"symbol": "000300"},
+        ("日期", "指数代码", "成分券代码", "交易所"),
+    ),
 }
 
 # Empty replies asked with other params (a company / symbol East Money has nothing for).

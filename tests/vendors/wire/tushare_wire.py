@@ -126,6 +126,12 @@ SCENARIOS: dict[str, Scenario] = {
             (),
             "sole",
         ),
+        Scenario(
+            "index_weight",
+            FetchRequest("index_members", trade_date=D, symbols=("000300.SH",)),
+            (),
+            "sole",
+        ),
         *(
             Scenario(st, BY_SYMBOL, tuple(o for o in STATEMENTS if o != st), "one_of")
             for st in STATEMENTS
