@@ -35,6 +35,7 @@ from pitlake.schemas import (
     disclosure_schedule,
     dragon_tiger,
     financials,
+    index_members,
     index_quotes,
     news,
     quotes,
@@ -371,3 +372,18 @@ class Lake:
         from pitlake.read import sql
 
         return sql.answer(self, query, as_of, as_ingested)
+
+    def index_members(
+        self,
+        index: str,
+        *,
+        date: Day = None,
+        as_of: Instant = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """The constituents of one index (e.g. 000300.SH) in force on `date` (default: the
+        cutoff's day): its newest snapshot dated on or before it that was public by the
+        cutoff, with weights when the snapshot has them (`effective_trade_date` names it)."""
+        return self.read(
+            index_members.SCHEMA, index=index, date=date, as_of=as_of, as_ingested=as_ingested
+        )

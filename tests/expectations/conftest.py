@@ -252,6 +252,21 @@ def securities(fetched_at: datetime = FETCHED) -> pd.DataFrame:
     return _finish("securities", frame, fetched_at, "tushare")
 
 
+def index_members(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    members = ["600519.SH", "000001.SZ", "688981.SH"]
+    frame = pd.DataFrame(
+        {
+            "index_code": pd.array(["000300.SH"] * len(members), dtype="str"),
+            "trade_date": [day] * len(members),
+            "symbol": pd.array(members, dtype="str"),
+            "weight": [5.2, 3.5, 4.3],
+            "current_list": [False] * len(members),
+            "vendor_date": [None] * len(members),
+        }
+    )
+    return _finish("index_members", frame, fetched_at, "tushare")
+
+
 BUILDERS = {
     "quotes": quotes,
     "adj_factors": adj_factors,
@@ -264,6 +279,7 @@ BUILDERS = {
     "calendar": calendar,
     "announcements": announcements,
     "disclosure_schedule": disclosure_schedule,
+    "index_members": index_members,
 }
 
 

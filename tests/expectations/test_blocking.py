@@ -56,6 +56,8 @@ def _known_at_before_event(dataset: str) -> Mutation:
             early = f.loc[0, "published_at"] - pd.Timedelta(minutes=1)
         elif dataset == "financials":
             early = _at(f.loc[0, "report_period"], 12)
+        elif dataset == "index_members":  # a snapshot list: known from its day's start
+            early = _at(f.loc[0, "trade_date"], 0) - pd.Timedelta(minutes=1)
         elif dataset == "adj_factors":
             early = _at(f.loc[0, "trade_date"], 9, 0)  # before the 09:15 ex-date open
         else:

@@ -28,6 +28,7 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
         "valuation": "OK",
         "index_quotes": "OK",
         "dragon_tiger": "OK",
+        "index_members": "NO_DATA",  # not a snapshot day; AkShare's list is today's only
         "financials": s["financials"]["status"],
         "news": s["news"]["status"],
         "announcements": "OK",
@@ -46,6 +47,7 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
     assert state.is_completed(), state.message
     assert str(ledger(lake, "dragon_tiger", "2025-06-03").status) == "NO_DATA"
     assert str(ledger(lake, "quotes", "2025-06-03").status) == "OK"
+    assert ledger(lake, "index_members", "2025-06-03").rows == 10  # the monthly snapshot
     # the dragon-tiger list of 04-10 carries the stock listed for two reasons, and no
     # future-return column
     r = Lake(lake).dragon_tiger(date="2025-04-10", as_of="2025-04-10")

@@ -56,7 +56,9 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "announcements", [notice("old", "2025-06-04", bj("2025-06-04", "15:59"))])
     write(store, "disclosure_schedule", [plan("2025-08-20", "2025-06-03")])
     write(store, "securities", [listing(A, "2001-08-27"), name(A, "贵州茅台", "2001-08-27")])
+    write(store, "index_members", [member("2025-06-03", 1.0)])
     # from the future, seen from the cutoff
+    write(store, "index_members", [member("2025-06-04", MARK)])  # known at 06-04's end
     write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
     write(store, "adj_factors", [factor(A, "2025-06-05", MARK)])  # next ex-date
     write(store, "valuation", [{"symbol": A, "trade_date": "2025-06-05", "pe": MARK}])
@@ -157,6 +159,10 @@ def plan(planned: str, ann: str) -> dict[str, Any]:
     return {"symbol": A, "report_period": "2025-06-30", "planned_date": planned, "ann_date": ann}
 
 
+def member(day: str, weight: float) -> dict[str, Any]:
+    return {"index_code": INDEX, "trade_date": day, "symbol": A, "weight": weight}
+
+
 def _cutoff() -> datetime:
     return parse_cutoff(CUTOFF)
 
@@ -182,6 +188,7 @@ READS: list[tuple[str, Callable[[Lake], Result]]] = [
         lambda lk: lk.index_quotes(INDEX, start="2025-06-01", end="2025-06-30", as_of=CUTOFF),
     ),
     ("index_quotes-all", lambda lk: lk.index_quotes(end="2025-12-31", as_of=CUTOFF)),
+    ("index_members", lambda lk: lk.index_members(INDEX, date="2025-06-04", as_of=CUTOFF)),
     ("financials", lambda lk: lk.financials(A, as_of=CUTOFF)),
     ("financials-latest", lambda lk: lk.financials(A, as_of=CUTOFF, latest_only=True)),
     ("news", lambda lk: lk.news(start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
@@ -246,6 +253,8 @@ def test_future_rows_do_appear_after_their_time(planted: Lake) -> None:
     assert [d["close"] for d in lake.index_quotes(INDEX, date="2025-06-05", as_of=late).data] == [
         MARK
     ]
+    members = lake.index_members(INDEX, date="2025-06-04", as_of=late)
+    assert [d["weight"] for d in members.data] == [MARK]
     assert any(
         d["net_buy"] == MARK
         for d in lake.dragon_tiger(start="2025-06-01", end="2025-06-30", as_of=late).data

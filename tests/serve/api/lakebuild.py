@@ -10,6 +10,8 @@ weekend 06-07/08, then 06-09, 06-10, 06-11.
 - valuation: A and B on 06-03 … 06-05 OK; 06-06 NOT_READY (the vendor had not published it).
 - index_quotes: the CSI 300 (000300.SH) and the SSE Composite (000001.SH, not B's 000001.SZ)
   on 06-03 … 06-06, each session OK.
+- index_members: CSI 300's snapshot of 06-03 (A and B); fetched OK on 06-03, NO_DATA (no
+  snapshot) on 06-04 … 06-06.
 - dragon_tiger: A listed twice on 06-04; whole-market fetches OK on 06-03 … 06-06.
 - financials: A income for 2024 annual and 2025 Q1; B fetched OK with nothing public.
 - news: three items about A / B on 06-04 and 06-05.
@@ -60,6 +62,7 @@ def build_lake(root: Path) -> Path:
         _factors(store, cat)
         _valuation(store, cat)
         _index_quotes(store, cat)
+        _index_members(store, cat)
         _dragon_tiger(store, cat)
         _financials(store, cat)
         _news(store, cat)
@@ -124,6 +127,17 @@ def _index_quotes(store: LakeStore, cat: Catalog) -> None:
     write(store, "index_quotes", rows)
     for d in SESSIONS:
         cat.record_ledger("index_quotes", d, "OK", rows=2, vendor="tushare", at=INGEST)
+
+
+def _index_members(store: LakeStore, cat: Catalog) -> None:
+    rows = [
+        {"index_code": CSI300, "trade_date": SESSIONS[0], "symbol": s, "weight": w}
+        for s, w in ((A, 5.2), (B, 3.5))
+    ]
+    write(store, "index_members", rows)
+    for i, d in enumerate(SESSIONS):
+        status, n = ("OK", 2) if i == 0 else ("NO_DATA", 0)
+        cat.record_ledger("index_members", d, status, rows=n, vendor="tushare", at=INGEST)
 
 
 def _dragon_tiger(store: LakeStore, cat: Catalog) -> None:

@@ -28,6 +28,7 @@ TOOLS = {
     "announcements",
     "disclosure_schedule",
     "universe",
+    "index_members",
     "snapshot",
     "status",
 }
@@ -112,6 +113,7 @@ def test_answers_are_the_envelope(lake_dir: Path) -> None:
         ("calendar", {}),
         ("announcements", {"symbols": A}),
         ("disclosure_schedule", {"symbols": A}),
+        ("index_members", {"index": "000300.SH"}),
         ("snapshot", {"symbols": [A, B]}),
         ("status", {}),
     ],
