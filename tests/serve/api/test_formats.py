@@ -234,8 +234,9 @@ def test_every_dataset_route_answers_arrow(client: TestClient, name: str) -> Non
     listed anywhere (index_quotes once answered JSON only because a path list missed it)."""
     spec = SCHEMAS[name]
     params = {"format": "arrow", "as_of": "2025-06-06"}
-    if "symbols" in spec.query.model_fields:
-        params["symbols"] = spec.instruments[0] if spec.instruments else A
+    for field, info in spec.query.model_fields.items():  # the subject: symbols, an index
+        if field == "symbols" or info.is_required():
+            params[field] = spec.instruments[0] if spec.instruments else A
     r = client.get(f"/v1/{surfaces.path(spec)}", params=params)
     got = arrow_of(r)
     assert r.headers["content-type"].startswith(ARROW_MEDIA)
