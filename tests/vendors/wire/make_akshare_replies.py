@@ -624,7 +624,7 @@ CONS_CITES = [AK + "index/index_cons.py:126-157 (cons/{symbol}cons.xls, read by 
 WEIGHT_CITES = [
     AK + "index/index_cons.py:160-193 (closeweight/{symbol}closeweight.xls, read by pd.read_excel)"
 ]
-XLSX = "application/vnd.ms-excel"
+CSINDEX_TYPE = "application/vnd.ms-excel"  # what csindex serves its .xls as
 CSINDEX_HEADER = [
     "日期Date",
     "指数代码 Index Code",
@@ -722,7 +722,7 @@ def csindex(cites: list[str], file: str, with_weights: bool) -> dict[str, Any]:
             cites,
             url,
             body_base64=csindex_xlsx([header, *rows]),
-            headers={"Content-Type": XLSX},
+            headers={"Content-Type": CSINDEX_TYPE},
             note=SYNTHETIC,
         ),
         "empty": reply(
