@@ -9,8 +9,6 @@ give nulls here, never exceptions: the schema expectations report those.
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Collection, Mapping
 from datetime import date, datetime, time, timedelta
 
@@ -18,9 +16,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from pitlake import symbols as sym
 from pitlake.calendar import BEIJING, is_session
 from pitlake.errors import InvalidArgumentsError
+from pitlake.limits import limit_ratios
 from pitlake.pit import is_quarter_end, latest_admissible_known_at, statutory_deadline
 
 DQ_PREFIX = "_dq_"
@@ -42,7 +40,6 @@ DEADLINE_DAY = f"{DQ_PREFIX}deadline"
 # The moment each dated dataset's fact exists (Beijing wall time on its date).
 PRICE_TICK = 0.01  # 元: limit prices are rounded to the tick, so they exceed the exact limit
 ROUNDING = PRICE_TICK / 2  # by at most half a tick
-_ST_NAME = re.compile(r"^[S*]*ST")
 _NAT = np.datetime64("NaT", "s")
 
 
@@ -134,100 +131,6 @@ def ohlc_columns(frame: pd.DataFrame) -> dict[str, object]:
             OC_MAX: np.fmax(o, c),
             MIN_PRICE: np.fmin(np.fmin(o, h), np.fmin(lo, c)),
         }
-
-
-def _limits_of(code: object) -> tuple[float, float, float]:
-    """(normal, ST before the rule change, ST after) limit ratios; NaN if not parseable."""
-    try:
-        s = sym.parse(code)
-    except InvalidArgumentsError:
-        return (np.nan, np.nan, np.nan)
-    before = sym.ST_LIMIT_ENDS - timedelta(days=1)
-    return (
-        s.price_limit(),
-        s.price_limit(before, is_st=True),
-        s.price_limit(sym.ST_LIMIT_ENDS, is_st=True),
-    )
-
-
-class _LimitTable:
-    """Per-code limits, computed once per code per process (sessions repeat ~5,500 codes)
-    and looked up for a whole batch with one vectorised reindex."""
-
-    MAX_CODES = 100_000
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._table = pd.DataFrame(columns=["normal", "st_before", "st_after"], dtype="float64")
-
-    def lookup(self, codes: pd.Index) -> np.ndarray:
-        codes = pd.Index([c if isinstance(c, str) else None for c in codes], dtype=object)
-        with self._lock:
-            missing = codes.dropna().difference(self._table.index, sort=False)
-            if len(missing):
-                rows = pd.DataFrame(
-                    [_limits_of(c) for c in missing],
-                    index=missing,
-                    columns=self._table.columns,
-                    dtype="float64",
-                )
-                base = self._table if len(self._table) < self.MAX_CODES else self._table.iloc[:0]
-                self._table = pd.concat([base, rows]) if len(base) else rows
-            return self._table.reindex(codes).to_numpy(dtype="float64")
-
-
-_LIMITS = _LimitTable()
-
-
-def limit_ratios(
-    frame: pd.DataFrame,
-    day: np.ndarray,
-    st_symbols: Collection[str] | Mapping[str, Collection[date]],
-    new_listings: Collection[str] | Mapping[str, date],
-) -> np.ndarray:
-    """The board's daily limit per row (pitlake.symbols), NaN where exempt or unknown.
-    `st_symbols` as a mapping (symbol → the days it was ST) judges each row by its own day."""
-    n = len(frame)
-    if "symbol" not in frame.columns or n == 0:
-        return np.full(n, np.nan)
-    codes, uniques = pd.factorize(frame["symbol"], use_na_sentinel=True)
-    uniques = pd.Index(uniques, dtype=object)
-    pad = np.full((1, 3), np.nan)
-    per_row = np.vstack([_LIMITS.lookup(uniques), pad])[codes]
-    if isinstance(st_symbols, Mapping):
-        st_set: set[str] = set()
-        is_st = np.zeros(n, dtype=bool)
-        for i, u in enumerate(uniques):
-            days = st_symbols.get(u)
-            if days:
-                rows = codes == i
-                wanted = np.array(sorted(days), dtype="datetime64[D]").astype("datetime64[s]")
-                is_st[rows] = np.isin(day[rows].astype("datetime64[s]"), wanted)
-    else:
-        st_set = set(st_symbols)
-        is_st = np.append(uniques.isin(st_set), False)[codes]
-    if "name" in frame.columns:
-        names = frame["name"].astype("string")
-        is_st |= names.isin(st_set).fillna(False).to_numpy(dtype=bool)
-        is_st |= names.str.contains(_ST_NAME).fillna(False).to_numpy(dtype=bool)
-    before_change = day < np.datetime64(sym.ST_LIMIT_ENDS, "s")
-    st_limit = np.where(before_change, per_row[:, 1], per_row[:, 2])
-    limit = np.where(is_st, st_limit, per_row[:, 0])
-    if new_listings:
-        if isinstance(new_listings, Mapping):  # symbol → first trading day: exempt that day
-            first = np.array(
-                [
-                    np.datetime64(new_listings[u], "s") if u in new_listings else _NAT
-                    for u in uniques
-                ]
-                + [_NAT],
-                dtype="datetime64[s]",
-            )
-            exempt = first[codes] == day
-        else:  # symbols listed on the batch's day: exempt in this batch
-            exempt = np.append(uniques.isin(set(new_listings)), False)[codes]
-        limit = np.where(exempt, np.nan, limit)
-    return limit
 
 
 def price_move_columns(

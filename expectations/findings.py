@@ -40,6 +40,7 @@ DATE_DERIVED_BASES = frozenset(
     {
         KnownAtBasis.SESSION_CLOSE,
         KnownAtBasis.EX_DATE_OPEN,
+        KnownAtBasis.PRE_OPEN,
         KnownAtBasis.DAY_END,
         KnownAtBasis.ANNOUNCEMENT,
         KnownAtBasis.REVISION,

@@ -19,6 +19,8 @@ BEIJING = timezone(BEIJING_UTC_OFFSET, name="Asia/Shanghai")
 SESSION_OPEN = time(9, 30)
 SESSION_CLOSE = time(15, 0)
 EX_DATE_OPEN = time(9, 15)  # call auction opens; ex-date factors are live from here
+# The session's limit prices are published before the open (Tushare stk_limit: about 08:40).
+LIMITS_PUBLISHED = time(8, 40)
 FIRST_SESSION = date(1990, 12, 19)
 
 

@@ -17,6 +17,7 @@ from pitlake.calendar import (
     BEIJING,
     BEIJING_UTC_OFFSET,
     EX_DATE_OPEN,
+    LIMITS_PUBLISHED,
     SESSION_CLOSE,
     at_beijing,
     to_date,
@@ -29,6 +30,7 @@ END_OF_DAY = time(23, 59, 59, 999999)
 class KnownAtBasis(StrEnum):
     SESSION_CLOSE = "session_close"
     EX_DATE_OPEN = "ex_date_open"
+    PRE_OPEN = "pre_open"  # published before the session opens (limit prices, 08:40)
     DAY_END = "day_end"
     ANNOUNCEMENT = "announcement"
     REVISION = "revision"
@@ -264,6 +266,11 @@ def rule_session_close(frame: pd.DataFrame, fetched_at: datetime):
 
 def rule_ex_date_open(frame: pd.DataFrame, fetched_at: datetime):
     return _dates_at(frame["trade_date"], EX_DATE_OPEN), _const(frame, KnownAtBasis.EX_DATE_OPEN)
+
+
+def rule_pre_open(frame: pd.DataFrame, fetched_at: datetime):
+    """A fact about a session published before its open (limit prices, 08:40 +08:00)."""
+    return _dates_at(frame["trade_date"], LIMITS_PUBLISHED), _const(frame, KnownAtBasis.PRE_OPEN)
 
 
 def rule_day_end(frame: pd.DataFrame, fetched_at: datetime):

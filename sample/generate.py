@@ -34,6 +34,8 @@ from pitlake.calendar import is_session, previous_session, sessions_between
 from pitlake.schemas.index_quotes import INDICES
 from pitlake.symbols import parse
 
+import limit_pools_tables  # noqa: E402  (sample/ is this script's own directory)
+
 SEED = 20250630
 WINDOW_START = date(2025, 4, 1)
 WINDOW_END = date(2025, 6, 30)
@@ -343,7 +345,8 @@ BY_CODE = {i.ts_code: i for i in ISSUERS}
 
 # Planted market events --------------------------------------------------------------------
 SUSPENDED = {"000002.SZ": (d("2025-05-12"), d("2025-05-14"))}
-# (ts_code, day) → (return, turnover percent); return "up"/"down" = to the limit price
+# (ts_code, day) → (return, turnover percent); return "up"/"down" = to the limit price,
+# "broken" = the high touches the limit-up price and the close is below it
 FORCED: dict[tuple[str, date], tuple[float | str, float]] = {
     ("600234.SH", d("2025-04-08")): ("up", 6.5),
     ("600234.SH", d("2025-04-09")): ("up", 11.0),
@@ -351,6 +354,11 @@ FORCED: dict[tuple[str, date], tuple[float | str, float]] = {
     ("000002.SZ", d("2025-05-15")): ("down", 3.4),
     ("688981.SH", d("2025-06-18")): (0.1612, 7.8),
     ("603398.SH", d("2025-06-10")): (0.8561, 61.0),  # its first trading day: no limit
+    # limit pools: a three-board ladder, then a broken board (high at the limit, close below)
+    ("002594.SZ", d("2025-06-09")): ("up", 1.6),
+    ("002594.SZ", d("2025-06-10")): ("up", 2.9),
+    ("002594.SZ", d("2025-06-11")): ("up", 4.4),
+    ("002594.SZ", d("2025-06-12")): ("broken", 6.1),
 }
 LHB_EVENTS: tuple[tuple[str, date, tuple[str, ...]], ...] = (
     (
@@ -433,6 +441,8 @@ def simulate_bars(iss: Issuer) -> list[Bar]:
             close = up
         elif forced_ret == "down":
             close = down
+        elif forced_ret == "broken":
+            close = r2(pre * (1 + 0.4 * limit))
         elif forced_ret is not None:
             close = r2(pre * (1 + float(forced_ret)))
         else:
@@ -446,6 +456,8 @@ def simulate_bars(iss: Issuer) -> list[Bar]:
         low = max(
             down, min(open_, close, r2(min(open_, close) * (1 - abs(noise[3]) * iss.sigma / 2)))
         )
+        if forced_ret == "broken":
+            high = up
         turnover = forced_turn if forced_turn is not None else iss.turnover * tnoise
         volume = max(1, round(iss.float_share * turnover / 100 / 100)) * 100
         vwap = min(high, max(low, (open_ + high + low + close) / 4 * (1 + noise[4] * 0.002)))
@@ -1493,6 +1505,7 @@ def generate(root: Path) -> list[Path]:
         out, [(i.ts_code, i.name, parse(i.ts_code).board.value) for i in ISSUERS]
     )
     index_members_tables.render(out)
+    limit_pools_tables.render(out, ISSUERS, bars, (WINDOW_START, WINDOW_END))
     return sorted(p for v in ("tushare", "akshare") for p in (root / v).iterdir())
 
 

@@ -10,6 +10,8 @@ from pitlake.schemas import (
     financials,
     index_members,
     index_quotes,
+    limit_pools,
+    limit_prices,
     news,
     quotes,
     securities,
@@ -32,6 +34,8 @@ SCHEMAS: dict[str, Dataset] = {
         disclosure_schedule,
         securities,
         index_members,
+        limit_prices,
+        limit_pools,
     )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)

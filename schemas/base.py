@@ -149,6 +149,13 @@ class Dataset:
     # DATASET) when the question differs from the rows (securities answers the universe);
     # None: the dataset's name.
     query_name: str | None = None
+    # The name of its MCP tool when that is not the dataset's own (a task-shaped tool of the
+    # same name answers something else: the derived `limit_pools`). Empty: the dataset's name.
+    tool: str = ""
+    # A run-level check of its rows against the run's bars (pitlake.expectations.limit_checks):
+    # "pools" (a vendor's limit pools) or "prices" (a vendor's limit prices); a difference is a
+    # warning naming each code. Empty: none.
+    bars_check: str = ""
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()

@@ -97,6 +97,24 @@ def _context(
     )
 
 
+def _stored_bars(
+    env: RunEnv, frames: dict[str, pd.DataFrame], day: date
+) -> dict[str, pd.DataFrame]:
+    """The session's stored bars (newest version per key), when a batch the gate checks
+    against the bars is judged without tonight's bars batch (units are gated one by one;
+    the bars land in an earlier wave: planning.session_waves)."""
+    bars = schemas.UNIVERSE_SOURCE
+    if bars in frames or not any(schemas.get(d).bars_check for d in frames):
+        return {}
+    stored = env.store.read_partition(bars, str(day.year))
+    if stored is None or stored.empty:
+        return {}
+    on = stored[pd.to_datetime(stored["trade_date"]).dt.date == day]
+    spec = schemas.get(bars)
+    on = on.sort_values("known_at", kind="stable").drop_duplicates(list(spec.key), keep="last")
+    return {bars: on.reset_index(drop=True)}
+
+
 def gate(
     env: RunEnv,
     batches: Sequence[Batch],
@@ -113,6 +131,7 @@ def gate(
     is validated on its own so the verdict — and the ledger — name exactly the bad unit."""
     from pitlake.expectations.alignment import check_alignment
     from pitlake.expectations.gate import validate
+    from pitlake.expectations.limit_checks import check_limits
 
     verdicts: list[Any | None] = [None] * len(batches)
     live = [i for i, b in enumerate(batches) if b.route.ok and not b.frame.empty]
@@ -126,10 +145,13 @@ def gate(
             frames[b.unit.dataset] = b.frame
         if align_on is not None:
             aligned = check_alignment(frames, align_on, run_id=env.run_id)
+            checked = {**_stored_bars(env, frames, align_on), **frames}
+            crossed = check_limits(checked, run_id=env.run_id)  # vendor lists vs the bars
             for i in live:
-                v = aligned.get(batches[i].unit.dataset)
-                if v is not None:
-                    verdicts[i] = verdicts[i].combine(v)
+                for found in (aligned, crossed):
+                    v = found.get(batches[i].unit.dataset)
+                    if v is not None:
+                        verdicts[i] = verdicts[i].combine(v)
         return verdicts
 
     def alone(i: int) -> Any:

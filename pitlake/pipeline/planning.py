@@ -73,14 +73,18 @@ def session_waves(datasets: Sequence[str]) -> list[list[str]]:
     """A nightly session's datasets in waves: state datasets (the security master) first, as
     the gate judges tonight's bars with their ST flags and new listings; per-symbol datasets
     over the universe ask about the symbols the universe dataset holds, which tonight's rows
-    extend, so they go last."""
+    extend, so they go last; so do datasets the gate checks against tonight's bars
+    (`bars_check`: pitlake.expectations.limit_checks)."""
     states = [d for d in datasets if schemas.get(d).kind is Kind.STATE]
     first = [
         d
         for d in datasets
         if schemas.get(d).scope is not Scope.UNIVERSE and schemas.get(d).kind is not Kind.STATE
     ]
-    later = [d for d in datasets if schemas.get(d).scope is Scope.UNIVERSE]
+    later = [
+        d for d in datasets if schemas.get(d).scope is Scope.UNIVERSE or schemas.get(d).bars_check
+    ]
+    first = [d for d in first if d not in later]
     return [wave for wave in (states, first, later) if wave]
 
 

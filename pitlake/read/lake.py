@@ -37,6 +37,8 @@ from pitlake.schemas import (
     financials,
     index_members,
     index_quotes,
+    limit_pools,
+    limit_prices,
     news,
     quotes,
     securities,
@@ -387,3 +389,68 @@ class Lake:
         return self.read(
             index_members.SCHEMA, index=index, date=date, as_of=as_of, as_ingested=as_ingested
         )
+    # ================================================================ limit lists (#18)
+
+    def limit_prices(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """Each session's limit-up / limit-down prices (published about 08:40 Beijing before
+        the open; the whole market unless `symbols` is given)."""
+        return self.read(
+            limit_prices.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            as_ingested=as_ingested,
+        )
+
+    def limit_pools(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """The vendors' own limit-up / limit-down / broken-board lists (`pool`), ST stocks
+        left out by the vendors; known at the end of the session's day."""
+        return self.read(
+            limit_pools.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
+            as_ingested=as_ingested,
+        )
+
+    # ================================================================ the market, derived (#18)
+
+    @named_failures
+    def market(self, date: Day = None, *, as_of: Instant = None) -> Result:
+        """One session's breadth (advancers, decliners, unchanged, turnover in CNY) and the
+        sizes of its limit pools and ladder, derived from the bars known at the cutoff
+        (pitlake.read.market)."""
+        from pitlake.read import market
+
+        return market.overview(self, date, as_of)
+
+    @named_failures
+    def limits(self, date: Day = None, *, kind: str = "up", as_of: Instant = None) -> Result:
+        """One session's limit-up (`kind="up"`), limit-down ("down") or broken-board
+        ("broken") pool derived from the bars known at the cutoff, each code with its
+        consecutive-limit count; meta.ladder maps each height to its codes."""
+        from pitlake.read import market
+
+        return market.pools(self, date, kind=kind, as_of=as_of)

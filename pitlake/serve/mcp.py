@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ValidationError as ToolArgumentsError
@@ -30,7 +30,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from pitlake import __version__
 from pitlake.envelope import Result
-from pitlake.schemas import Dataset
+from pitlake.schemas import Dataset, limit_pools
 from pitlake.schemas.query import AsOf, Day, Symbols
 from pitlake.serve.api import surfaces
 from pitlake.serve.api.models import ENVELOPES, Envelope, SnapshotEnvelope, StatusEnvelope
@@ -64,6 +64,16 @@ Datasets = Annotated[
 ]
 
 READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
+# The task-shaped pools tool (derived, with the ladder) takes the vendor dataset's name; that
+# dataset's generated tool is `vendor_limit_pools` (its spec's `tool`).
+DERIVED_POOLS_TOOL = limit_pools.SCHEMA.name
+PoolKind = Annotated[
+    Literal["up", "down", "broken"],
+    Field(
+        description="up: closed at the limit-up price; down: at the limit-down price; "
+        "broken: touched the limit-up price and closed below it."
+    ),
+]
 
 
 def _schema(model: type[Envelope]) -> dict[str, Any]:
@@ -143,7 +153,7 @@ def _tool(svc: QueryService, spec: Dataset) -> Callable[..., ToolResult]:
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=ToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": ToolResult}
-    tool.__name__ = surfaces.name(spec)
+    tool.__name__ = spec.tool or surfaces.name(spec)
     tool.__doc__ = " ".join(
         part for part in (surfaces.summary(spec), surfaces.description(spec)) if part
     )
@@ -171,9 +181,8 @@ def create_server(
 
     for spec in surfaces.QUERIES:  # one tool per dataset, from its query model
         schema = _schema(ENVELOPES.get(spec.kind, Envelope))
-        mcp.tool(
-            _tool(svc, spec), name=surfaces.name(spec), output_schema=schema, annotations=READ_ONLY
-        )
+        name = spec.tool or surfaces.name(spec)  # a spec's `tool` names its MCP tool alone
+        mcp.tool(_tool(svc, spec), name=name, output_schema=schema, annotations=READ_ONLY)
 
     @mcp.tool(output_schema=_schema(SnapshotEnvelope), annotations=READ_ONLY)
     def snapshot(
@@ -186,6 +195,24 @@ def create_server(
         meta.aligned says whether the trade-dated sections are about the same session. Never
         treat misaligned sections as one day."""
         return tool_result(svc.snapshot(symbols, datasets=datasets, date=date, as_of=as_of))
+
+    @mcp.tool(output_schema=_schema(Envelope), annotations=READ_ONLY)
+    def market_overview(date: Day = None, as_of: AsOf = None) -> ToolResult:
+        """One session's market: advancers, decliners, unchanged, turnover (CNY), the number
+        of limit-up / limit-down / broken-board stocks and the ladder's height, derived from
+        the bars known at the as-of. Check effective_trade_date and date_status: a weekend
+        answers the latest session (LATEST_TRADING_DAY); before the close it is NOT_READY."""
+        return tool_result(svc.market(date=date, as_of=as_of))
+
+    @mcp.tool(name=DERIVED_POOLS_TOOL, output_schema=_schema(Envelope), annotations=READ_ONLY)
+    def derived_limit_pools(
+        date: Day = None, kind: PoolKind = "up", as_of: AsOf = None
+    ) -> ToolResult:
+        """One session's limit-up (up), limit-down (down) or broken-board (broken, 炸板)
+        pool, each stock with `consecutive` (连板: limit closes in a row; for a broken board,
+        the run it ended), highest first; meta.ladder maps each height to its codes. Derived
+        from the bars known at the as-of; the vendors' own lists are vendor_limit_pools."""
+        return tool_result(svc.limits(date=date, kind=kind, as_of=as_of))
 
     @mcp.tool(output_schema=_schema(StatusEnvelope), annotations=READ_ONLY)
     def status(as_of: AsOf = None) -> ToolResult:

@@ -183,3 +183,33 @@ def check_unit_scale(ratio: pd.Series, what: str, *, vendor: str, endpoint: str)
             vendor=vendor,
             endpoint=endpoint,
         )
+
+
+def parse_session_times(
+    days: pd.Series, values: pd.Series, *, vendor: str, endpoint: str, column: str
+) -> pd.Series:
+    """Beijing wall times within a session (`HHMMSS`, `HH:MM:SS`, `92500` with its leading
+    zero lost) on each row's day → UTC instants; missing (blank, 0, the zero-filled `000000`
+    East Money gives where it has no time) → NaT. Anything else rejects the answer."""
+
+    def one(day: object, v: object) -> pd.Timestamp | None:
+        if is_missing(v) or day is None or is_missing(day):
+            return None
+        text = str(v).strip().replace(":", "")
+        if text.endswith(".0"):
+            text = text[:-2]
+        if not text.isdigit() or len(text) > 6:
+            raise garbled(f"{column} {v!r} is not a time of day", vendor=vendor, endpoint=endpoint)
+        text = text.zfill(6)
+        if text == "000000":
+            return None
+        hh, mm, ss = int(text[:2]), int(text[2:4]), int(text[4:])
+        if hh > 23 or mm > 59 or ss > 59:
+            raise garbled(f"{column} {v!r} is not a time of day", vendor=vendor, endpoint=endpoint)
+        local = pd.Timestamp(day) + pd.Timedelta(hours=hh, minutes=mm, seconds=ss)
+        return local.tz_localize("Asia/Shanghai").tz_convert("UTC")
+
+    out = [one(d, v) for d, v in zip(days, values, strict=True)]
+    return pd.Series(pd.to_datetime(out, utc=True), index=values.index).astype(
+        "datetime64[us, UTC]"
+    )

@@ -265,6 +265,42 @@ def index_members(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame
         }
     )
     return _finish("index_members", frame, fetched_at, "tushare")
+def limit_prices(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    n = len(SYMBOLS)
+    pre = np.linspace(10.0, 20.0, n)
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(SYMBOLS, dtype="str"),
+            "trade_date": [day] * n,
+            "pre_close": pre,
+            "up_limit": np.round(pre * 1.1, 2),
+            "down_limit": np.round(pre * 0.9, 2),
+        }
+    )
+    return _finish("limit_prices", frame, fetched_at, "tushare")
+
+
+def limit_pools(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    sealed = pd.Series(pd.to_datetime(["2025-06-04T09:31:56+08:00", None], utc=True)).astype(
+        "datetime64[us, UTC]"
+    )
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(["600519.SH", "000001.SZ"], dtype="str"),
+            "trade_date": [day, day],
+            "pool": pd.array(["up", "down"], dtype="str"),
+            "name": pd.array(["贵州茅台", "平安银行"], dtype="str"),
+            "limit_stat": pd.array(["1/1", "0/1"], dtype="str"),
+            "industry": pd.array(["酿酒行业", "银行"], dtype="str"),
+            "close": [1683.55, 10.35],
+            "pct_chg": [10.0, -10.0],
+            "first_sealed_at": sealed,
+            "last_sealed_at": sealed,
+            "breaks": [0.0, 1.0],
+            "consecutive": [1.0, 1.0],
+        }
+    )
+    return _finish("limit_pools", frame, fetched_at, "tushare")
 
 
 BUILDERS = {
@@ -280,6 +316,8 @@ BUILDERS = {
     "announcements": announcements,
     "disclosure_schedule": disclosure_schedule,
     "index_members": index_members,
+    "limit_prices": limit_prices,
+    "limit_pools": limit_pools,
 }
 
 

@@ -60,8 +60,10 @@ def _known_at_before_event(dataset: str) -> Mutation:
             early = _at(f.loc[0, "trade_date"], 0) - pd.Timedelta(minutes=1)
         elif dataset == "adj_factors":
             early = _at(f.loc[0, "trade_date"], 9, 0)  # before the 09:15 ex-date open
-        else:
-            early = _at(f.loc[0, "trade_date"], 14, 59)  # before the 15:00 close
+        else:  # a minute before the instant the row describes (the 15:00 close, 08:40 …)
+            event = SCHEMAS[dataset].event_time
+            assert event is not None
+            early = _at(f.loc[0, "trade_date"], event.hour, event.minute) - pd.Timedelta(minutes=1)
         f.loc[0, "known_at"] = early
         return f
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -29,6 +30,10 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
         "index_quotes": "OK",
         "dragon_tiger": "OK",
         "index_members": "NO_DATA",  # not a snapshot day; AkShare's list is today's only
+        "limit_prices": "OK",
+        # only the ST stock is at its limit on 04-10, and both vendors leave ST out: fetched,
+        # nobody on the lists — a successful empty fetch, not a failure
+        "limit_pools": "NO_DATA",
         "financials": s["financials"]["status"],
         "news": s["news"]["status"],
         "announcements": "OK",
@@ -38,6 +43,7 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
     assert ledger(lake, "quotes", "2025-04-10").rows == listed_on(replay, "2025-04-10")
     # the notices since the previous session, 600234.SH's without rec_time among them
     assert ledger(lake, "announcements", "2025-04-10").vendor == "tushare"
+    assert ledger(lake, "limit_prices", "2025-04-10").rows == 10
     assert ledger(lake, "index_quotes", "2025-04-10").rows == 8  # the eight indices
     lhb = ledger(lake, "dragon_tiger", "2025-04-10")
     assert str(lhb.status) == "OK" and lhb.rows >= 2
@@ -111,3 +117,28 @@ def test_permission_denied_falls_through_to_next_vendor(lake: Path, replay: Path
     entry = ledger(lake, "dragon_tiger", "2025-04-10")
     assert entry.vendor == "akshare"
     assert [t["outcome"] for t in entry.trace] == ["PERMISSION_DENIED", "OK"]
+
+
+def test_the_gate_warns_naming_the_code_a_vendor_pool_disagrees_on(
+    lake: Path, replay: Path
+) -> None:
+    """2025-06-18: Tushare lists 688981.SH as a limit-up; the bars of the same run close it
+    +16.12 %, under its 20 % limit. The batch is written (a warning, not a rejection) and the
+    validation record names the code."""
+    from pitlake.lake.catalog import Catalog
+
+    state = run_nightly(
+        lake, replay, "2025-06-18", datasets=["quotes", "limit_prices", "limit_pools"]
+    )
+    assert state.is_completed(), state.message
+    assert str(ledger(lake, "limit_pools", "2025-06-18").status) == "OK"
+    c = Catalog(lake_root=lake)
+    try:
+        records = c.validations("limit_pools")
+        prices = c.validations("limit_prices")
+    finally:
+        c.close()
+    warned = [r for r in records if r.severity == "warning" and not r.success]
+    assert warned, records
+    assert "688981.SH" in json.dumps(warned[0].failed_expectations, ensure_ascii=False)
+    assert all(r.success for r in prices)  # the published limit prices are the rule's

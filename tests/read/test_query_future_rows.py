@@ -57,12 +57,16 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "disclosure_schedule", [plan("2025-08-20", "2025-06-03")])
     write(store, "securities", [listing(A, "2001-08-27"), name(A, "贵州茅台", "2001-08-27")])
     write(store, "index_members", [member("2025-06-03", 1.0)])
+    write(store, "limit_prices", [limits(d, 10.0) for d in ("2025-06-03", "2025-06-04")])
+    write(store, "limit_pools", [pool("2025-06-03", 11.0)])  # public at the end of 06-03
     # from the future, seen from the cutoff
     write(store, "index_members", [member("2025-06-04", MARK)])  # known at 06-04's end
     write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
     write(store, "adj_factors", [factor(A, "2025-06-05", MARK)])  # next ex-date
     write(store, "valuation", [{"symbol": A, "trade_date": "2025-06-05", "pe": MARK}])
     write(store, "index_quotes", [index_bar("2025-06-05", MARK)])  # the next session's bar
+    write(store, "limit_prices", [limits("2025-06-05", MARK)])  # public 06-05 08:40
+    write(store, "limit_pools", [pool("2025-06-04", MARK)])  # public at the end of 06-04
     write(
         store,
         "dragon_tiger",
@@ -138,6 +142,14 @@ def name(symbol: str, text: str, start: str, ann: str | None = None) -> dict[str
     }
 
 
+def limits(day: str, pre: float) -> dict[str, Any]:
+    return {"symbol": A, "trade_date": day, "pre_close": pre, "up_limit": pre, "down_limit": pre}
+
+
+def pool(day: str, close: float) -> dict[str, Any]:
+    return {"symbol": A, "trade_date": day, "pool": "up", "close": close, "consecutive": 1.0}
+
+
 def index_bar(day: str, close: float) -> dict[str, Any]:
     row = bar(INDEX, day, close)
     del row["turnover_rate"]
@@ -189,6 +201,11 @@ READS: list[tuple[str, Callable[[Lake], Result]]] = [
     ),
     ("index_quotes-all", lambda lk: lk.index_quotes(end="2025-12-31", as_of=CUTOFF)),
     ("index_members", lambda lk: lk.index_members(INDEX, date="2025-06-04", as_of=CUTOFF)),
+    (
+        "limit_prices",
+        lambda lk: lk.limit_prices(start="2025-06-01", end="2025-06-30", as_of=CUTOFF),
+    ),
+    ("limit_pools", lambda lk: lk.limit_pools(start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
     ("financials", lambda lk: lk.financials(A, as_of=CUTOFF)),
     ("financials-latest", lambda lk: lk.financials(A, as_of=CUTOFF, latest_only=True)),
     ("news", lambda lk: lk.news(start="2025-06-01", end="2025-06-30", as_of=CUTOFF)),
@@ -259,3 +276,16 @@ def test_future_rows_do_appear_after_their_time(planted: Lake) -> None:
         d["net_buy"] == MARK
         for d in lake.dragon_tiger(start="2025-06-01", end="2025-06-30", as_of=late).data
     )
+
+
+def test_limit_lists_appear_at_their_publication(planted: Lake) -> None:
+    """limit_prices of 06-05 are public at 08:40 that morning, not before; the 06-04 pools at
+    the end of 06-04, not at its close."""
+    before = planted.limit_prices(date="2025-06-05", as_of="2025-06-05T08:39+08:00")
+    assert before.data == [] and before.effective_trade_date != "2025-06-05"
+    at = planted.limit_prices(date="2025-06-05", as_of="2025-06-05T08:40+08:00")
+    assert [d["up_limit"] for d in at.data] == [MARK]
+    evening = planted.limit_pools(date="2025-06-04", as_of="2025-06-04T20:00+08:00")
+    assert evening.data == []
+    night = planted.limit_pools(date="2025-06-04", as_of="2025-06-05")
+    assert [d["close"] for d in night.data] == [MARK]

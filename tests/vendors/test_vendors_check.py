@@ -6,6 +6,7 @@ table's verdicts (ok, no rows, denied, column and unit drift). No network: the o
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from urllib.parse import urlsplit
 
 import pytest
@@ -202,16 +203,21 @@ def test_one_unreachable_endpoint_among_answering_ones_exits_5() -> None:
 # ---------------------------------------------------------------- AkShare, the real library
 
 
-def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each() -> None:
+def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Every akshare function pitlake calls (one canary call per endpoint and mode), run for
     real over H1's recorded East Money / Sina / Tencent / exchange replies
-    (tests/vendors/wire/akshare/, each citing its akshare source)."""
+    (tests/vendors/wire/akshare/, each citing its akshare source). East Money's down and
+    broken pools refuse a date older than 30 days by akshare's clock, which is set to the
+    evening after the recorded session."""
     from akshare.stock_feature import stock_three_report_em
 
     from pitlake.vendors.akshare import PLUGIN
-    from tests.vendors.wire.akshare_wire import reply_file
+    from tests.vendors.wire.akshare_wire import akshare_clock_at, reply_file
     from tests.vendors.wire.http_replay import load_replies
 
+    monkeypatch.setattr(*akshare_clock_at(datetime(2025, 6, 3, 20, 0)))
     stock_three_report_em._stock_balance_sheet_by_report_ctype_em.cache_clear()
     replay = HttpReplay()
     buy = {"reportName": "RPT_BILLBOARD_DAILYDETAILSBUY"}  # 600519 not on the list that day
@@ -239,6 +245,9 @@ def test_akshare_functions_answering_recorded_replies_are_checked_one_call_each(
         "stock_zh_a_st_em",
         "index_stock_cons_weight_csindex",
         "index_stock_cons_csindex",
+        "stock_zt_pool_em",
+        "stock_zt_pool_dtgc_em",
+        "stock_zt_pool_zbgc_em",
     ):
         replay.add_file(reply_file(fn, "normal"))
     for f_node in ("1", "0"):  # 财务报告 (financials' announcers), 全部 (announcements)

@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query
 from fastapi.exceptions import RequestValidationError
@@ -107,6 +107,15 @@ Day = Annotated[
 ]
 
 
+PoolKind = Annotated[
+    Literal["up", "down", "broken"],
+    Query(
+        description="up: closed at the limit-up price; down: at the limit-down price; "
+        "broken: touched the limit-up price and closed below it."
+    ),
+]
+
+
 def _symbols(symbol: list[str] | None, symbols: str | None) -> list[str] | None:
     out = [*(symbol or []), *([symbols] if symbols else [])]
     return out or None
@@ -150,6 +159,25 @@ def _router(service: QueryService) -> APIRouter:
                 pin=x_pitlake_pin,
             )
         )
+
+    @r.get("/market", response_model=Envelope, summary="The market of one session, derived")
+    def market(date: Day = None, as_of: AsOf = None, x_pitlake_pin: Pin = None) -> Response:
+        """Breadth (advancers, decliners, unchanged, turnover in CNY) and the sizes of the
+        limit-up / limit-down / broken pools and the ladder of one session, derived from the
+        bars known at the as-of. `effective_trade_date` / `date_status` say which session."""
+        return respond(service.market(date=date, as_of=as_of, pin=x_pitlake_pin))
+
+    @r.get("/limits", response_model=Envelope, summary="A limit pool with its ladder, derived")
+    def limits(
+        date: Day = None,
+        kind: PoolKind = "up",
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+    ) -> Response:
+        """One session's pool, each code with its consecutive-limit count (`consecutive`);
+        meta.ladder maps each height to its codes. Derived from the bars known at the as-of
+        (ST ±5 %; the vendor's published limit prices where stored)."""
+        return respond(service.limits(date=date, kind=kind, as_of=as_of, pin=x_pitlake_pin))
 
     @r.get("/status", response_model=StatusEnvelope, summary="Freshness per dataset")
     def status(as_of: AsOf = None, x_pitlake_pin: Pin = None) -> Response:

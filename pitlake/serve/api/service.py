@@ -269,6 +269,16 @@ class QueryService:
 
     # ------------------------------------------------------------ compositions
 
+    def market(self, *, date: Any = None, as_of: Any = None, pin: str | None = None) -> Answer:
+        """The derived market overview of one session (`Lake.market`)."""
+        return self.run("market", pin, as_of, lambda lake, a: lake.market(date, as_of=a))
+
+    def limits(
+        self, *, date: Any = None, kind: Any = "up", as_of: Any = None, pin: str | None = None
+    ) -> Answer:
+        """One derived limit pool with its ladder (`Lake.limits`)."""
+        return self.run("limits", pin, as_of, lambda lake, a: lake.limits(date, kind=kind, as_of=a))
+
     def snapshot(self, symbols: str | Sequence[str] | None = None, **kw: Any) -> Answer:
         """Several datasets for the same symbols (pitlake.serve.api.snapshot)."""
         from pitlake.serve.api.snapshot import snapshot

@@ -232,6 +232,17 @@ SPECS: dict[str, EndpointSpec] = {
         str_columns=("股票代码",),
     ),
     "tool_trade_date_hist_sina": EndpointSpec(date_columns=("trade_date",)),
+    # East Money's limit pools: the rows carry no date; recorded rows are tagged `_date`. An
+    # empty pool is akshare's column-less pd.DataFrame() (stock_ztb_em.py:45-48).
+    **{
+        pool: EndpointSpec(
+            filters=(Filter("date", "_date", "date"),),
+            no_rows="no_columns",
+            date_column="_date",
+            str_columns=("代码", "首次封板时间", "最后封板时间", "涨停统计"),
+        )
+        for pool in ("stock_zt_pool_em", "stock_zt_pool_dtgc_em", "stock_zt_pool_zbgc_em")
+    },
 }
 
 _AKSHARE_STR = frozenset({"股票代码", "代码", "名称", "股票简称", "关键词", "公告类型"})

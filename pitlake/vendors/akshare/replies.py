@@ -145,6 +145,12 @@ EMPTY_SIGNS: dict[str, EmptySign] = {
         rows=("dict_list", ()),
         source="index/index_stock_zh.py:305-310",
     ),
+    # `data_json["data"]["pool"]` without the None check its sibling pools have
+    "stock_zt_pool_dtgc_em": EmptySign(
+        raises=((TypeError, _NONE_SUBSCRIPT),),
+        rows=("data_json", ("data", "pool")),
+        source="stock_feature/stock_ztb_em.py:462-465",
+    ),
 }
 
 

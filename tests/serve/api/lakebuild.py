@@ -21,6 +21,9 @@ weekend 06-07/08, then 06-09, 06-10, 06-11.
   B's H1 planned 08-22 (first seen at INGEST).
 - securities: A, B and C (600087.SH, delisted from 06-05) listed; B named ST from 06-04
   (announced 06-03); A suspended on 06-04; fetched OK on 06-03 … 06-06.
+- limit_prices: A and B on 06-03 … 06-06 (±10 % of the previous close), each session OK.
+- limit_pools: the vendor lists B as a limit-up on 06-04 (the bars do not agree: vendor rows
+  as stored); 06-03, 06-05, 06-06 fetched with empty pools (NO_DATA).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ def build_lake(root: Path) -> Path:
         _announcements(store, cat)
         _schedule(store, cat)
         _securities(store, cat)
+        _limit_lists(store, cat)
     finally:
         cat.close()
     return root
@@ -265,3 +269,28 @@ def _securities(store: LakeStore, cat: Catalog) -> None:
     write(store, "securities", rows)
     for d in SESSIONS:
         cat.record_ledger("securities", d, "OK", rows=len(rows), vendor="tushare", at=INGEST)
+
+
+def _limit_lists(store: LakeStore, cat: Catalog) -> None:
+    prices = []
+    for i, d in enumerate(SESSIONS):
+        for s, base in ((A, 1500.0), (B, 11.0)):
+            pre = base + i  # the previous session's close (QUOTE_SESSIONS is one ahead)
+            up, down = round(pre * 1.1, 2), round(pre * 0.9, 2)
+            prices.append(
+                {"symbol": s, "trade_date": d, "pre_close": pre, "up_limit": up, "down_limit": down}
+            )
+    write(store, "limit_prices", prices)
+    pool = {
+        "symbol": B,
+        "trade_date": "2025-06-04",
+        "pool": "up",
+        "close": 13.2,
+        "consecutive": 1.0,
+    }
+    write(store, "limit_pools", [pool])
+    for d in SESSIONS:
+        cat.record_ledger("limit_prices", d, "OK", rows=2, vendor="tushare", at=INGEST)
+        listed = d == "2025-06-04"
+        status, rows = ("OK", 1) if listed else ("NO_DATA", 0)
+        cat.record_ledger("limit_pools", d, status, rows=rows, vendor="tushare", at=INGEST)

@@ -29,6 +29,10 @@ TOOLS = {
     "disclosure_schedule",
     "universe",
     "index_members",
+    "limit_prices",
+    "vendor_limit_pools",
+    "market_overview",
+    "limit_pools",
     "snapshot",
     "status",
 }

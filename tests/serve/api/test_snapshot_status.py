@@ -35,20 +35,23 @@ def test_aligned_sections_share_one_session(client: TestClient) -> None:
         "quotes": "2025-06-05",
         "valuation": "2025-06-05",
         "dragon_tiger": "2025-06-05",
+        "limit_prices": "2025-06-05",
+        "limit_pools": "2025-06-05",
     }
     sec = sections(body)
     assert list(sec) == [
-        *("quotes", "valuation", "dragon_tiger", "financials", "news", "announcements"),
-        "disclosure_schedule",
+        *("quotes", "valuation", "dragon_tiger", "limit_prices", "limit_pools"),
+        *("financials", "news", "announcements", "disclosure_schedule"),
     ]
-    for name in ("quotes", "valuation", "dragon_tiger"):
+    for name in ("quotes", "valuation", "dragon_tiger", "limit_prices", "limit_pools"):
         assert sec[name]["effective_trade_date"] == "2025-06-05"
     assert {d["symbol"] for d in sec["quotes"]["data"]} == {A, B}
     # Nobody on the 06-05 list: a successful fetch with nothing for them, about 06-05.
     assert sec["dragon_tiger"]["status"] == "NO_DATA"
     assert sec["dragon_tiger"]["date_status"] == "CURRENT"
     assert sec["financials"]["date_status"] == "NOT_APPLICABLE"
-    assert body["meta"]["rows"] == len(sec) == 7  # one per section
+    assert body["meta"]["rows"] == len(sec) == 9  # one per section
+    assert sec["limit_pools"]["status"] == "NO_DATA"  # fetched; nobody at a limit that day
 
 
 def test_misaligned_sections_are_reported_side_by_side_never_merged(client: TestClient) -> None:

@@ -86,7 +86,7 @@ def test_mcp_tools_take_the_model_parameters(spec: Dataset, lake_dir: Path) -> N
         async with Client(create_server(lake_dir)) as client:
             return {t.name: t for t in await client.list_tools()}
 
-    schema = asyncio.run(go())[surfaces.name(spec)].input_schema
+    schema = asyncio.run(go())[spec.tool or surfaces.name(spec)].input_schema
     required = set(schema.get("required", []))
     got = [
         (n, REQUIRED if n in required else p.get("default"))

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime
 from pitlake.vendors.akshare.client import AkshareClient
 from pitlake.vendors.base import FetchRequest
 from tests.vendors.contract import Recording
-from tests.vendors.wire.akshare_wire import FETCHED_AT, add, begin_time
+from tests.vendors.wire.akshare_wire import FETCHED_AT, add, begin_time, recent_day
 from tests.vendors.wire.http_replay import HttpReplay
 
 D3, D4 = date(2025, 6, 3), date(2025, 6, 4)
@@ -19,6 +19,8 @@ STATEMENTS = (
     "stock_balance_sheet_by_report_em",
     "stock_cash_flow_sheet_by_report_em",
 )
+
+LIMIT_POOLS = ("stock_zt_pool_em", "stock_zt_pool_dtgc_em", "stock_zt_pool_zbgc_em")
 
 
 def _fresh() -> None:
@@ -104,6 +106,12 @@ RECORDED: dict[str, Recording] = {
         ("stock_zh_a_st_em", "normal", {}),
         ("stock_tfp_em", "normal", {}),
         at=datetime(2025, 5, 12, 12, 0, tzinfo=UTC),
+    ),
+    # a recent session: East Money's down and broken pools refuse older dates by the real clock
+    "limit_pools": _recording(
+        FetchRequest("limit_pools", trade_date=recent_day()),
+        *((fn, "normal", {}) for fn in LIMIT_POOLS),
+        at=datetime.now(UTC),
     ),
     "calendar": _recording(
         FetchRequest("calendar", start=date(2025, 5, 30), end=D3),

@@ -40,6 +40,8 @@ RECORDED: dict[str, Recording] = {
         "trade_cal",
         "anns_d",
         "stock_basic",
+        "stk_limit",
+        "limit_list_d",
     )
 }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,28 @@ from tests.vendors.wire.http_replay import Call, HttpReplay
 
 REPLIES = Path(__file__).resolve().parent / "akshare"
 FETCHED_AT = datetime(2025, 6, 10, 12, 0, tzinfo=UTC)
+
+
+def recent_day() -> date:
+    """A weekday within akshare's 30-day window of East Money's down and broken pools, by the
+    real clock akshare reads (stock_ztb_em.py:366-369, 448-451)."""
+    day = datetime.now(UTC).date() - timedelta(days=2)
+    while day.weekday() >= 5:
+        day -= timedelta(days=1)
+    return day
+
+
+def akshare_clock_at(now: datetime) -> tuple[object, str, type[datetime]]:
+    """(module, name, value) for monkeypatch.setattr: the clock akshare's limit pools read
+    (`datetime.now()` in stock_ztb_em.py) stopped at `now` (naive Beijing wall time)."""
+    from akshare.stock_feature import stock_ztb_em
+
+    class Stopped(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
+            return now
+
+    return stock_ztb_em, "datetime", Stopped
 
 
 def reply_file(function: str, kind: str) -> Path:

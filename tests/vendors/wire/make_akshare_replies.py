@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -736,6 +737,116 @@ def csindex(cites: list[str], file: str, with_weights: bool) -> dict[str, Any]:
         "blocked": blocked(cites, url),
         "rate_limited": rate_limited(cites, url),
     }
+# ---------------------------------------------------------------- limit pools
+
+EM_POOL = r"push2ex\.eastmoney\.com/getTopic{}Pool"
+POOL_CITES = {
+    "stock_zt_pool_em": [AK + "stock_feature/stock_ztb_em.py:24-107 (getTopicZTPool, 16 fields)"],
+    "stock_zt_pool_dtgc_em": [
+        AK + "stock_feature/stock_ztb_em.py:439-527 (getTopicDTPool, 16 fields)"
+    ],
+    "stock_zt_pool_zbgc_em": [
+        AK + "stock_feature/stock_ztb_em.py:357-436 (getTopicZBPool, 16 fields)"
+    ],
+}
+POOL_URL = {
+    "stock_zt_pool_em": EM_POOL.format("ZT"),
+    "stock_zt_pool_dtgc_em": EM_POOL.format("DT"),
+    "stock_zt_pool_zbgc_em": EM_POOL.format("ZB"),
+}
+# East Money's pool items, in the field order akshare renames by position (prices × 1000)
+POOL_ITEMS = {
+    "stock_zt_pool_em": [
+        {
+            "c": "002594",
+            "m": 0,
+            "n": "比亚迪",
+            "p": 398200,
+            "zdp": 10.0,
+            "amount": 6512345678.0,
+            "ltsz": 463060000000.0,
+            "tshare": 1210155000000.0,
+            "hs": 1.41,
+            "lbc": 2,
+            "fbt": 93156,
+            "lbt": 95052,
+            "fund": 812000000.0,
+            "zbc": 0,
+            "hybk": "汽车整车",
+            "zttj": {"days": 2, "ct": 2},
+        }
+    ],
+    "stock_zt_pool_dtgc_em": [
+        {
+            "c": "000002",
+            "m": 0,
+            "n": "万科A",
+            "p": 6270,
+            "zdp": -10.04,
+            "amount": 2330000000.0,
+            "ltsz": 60920000000.0,
+            "tshare": 74800000000.0,
+            "pe": -12.5,
+            "hs": 3.4,
+            "fund": 410000000.0,
+            "lbt": 105654,
+            "fba": 699000000.0,
+            "days": 1,
+            "oc": 2,
+            "hybk": "房地产开发",
+        }
+    ],
+    "stock_zt_pool_zbgc_em": [
+        {
+            "c": "002594",
+            "m": 0,
+            "n": "比亚迪",
+            "p": 414130,
+            "ztp": 438020,
+            "zdp": 4.0,
+            "amount": 9100000000.0,
+            "ltsz": 481580000000.0,
+            "tshare": 1258560000000.0,
+            "hs": 2.05,
+            "fbt": 110916,
+            "zbc": 3,
+            "zf": 9.8,
+            "zs": -0.12,
+            "zttj": {"days": 4, "ct": 3},
+            "hybk": "汽车整车",
+        }
+    ],
+}
+
+
+def pool(function: str) -> Callable[[], dict[str, Any]]:
+    cites, url = POOL_CITES[function], POOL_URL[function]
+
+    def make() -> dict[str, Any]:
+        items = POOL_ITEMS[function]
+        ok = {
+            "rc": 0,
+            "rt": 4,
+            "svr": 182481222,
+            "lt": 1,
+            "full": 1,
+            "dlmkts": "",
+            "data": {"tc": len(items), "pool": items, "qdate": 20250610},
+        }
+        none = {"rc": 0, "rt": 4, "svr": 182481222, "lt": 1, "full": 1, "dlmkts": "", "data": None}
+        kinds = {
+            "normal": reply(cites, url, json=ok, note=SYNTHETIC),
+            # no pool for the day: `data` is None (zt, zbgc: pd.DataFrame() at :44-45/:382-383;
+            # dtgc: TypeError at :464, which has no None check)
+            "empty": reply(cites, url, json=none),
+            "blocked": blocked(cites, url),
+            "rate_limited": rate_limited(cites, url),
+        }
+        if function != "stock_zt_pool_dtgc_em":  # an empty list: pd.DataFrame() at :46-47
+            kinds["empty_list"] = reply(cites, url, json={**ok, "data": {"tc": 0, "pool": []}})
+        return kinds
+
+    return make
 
 
 # ---------------------------------------------------------------- write
@@ -988,6 +1099,7 @@ FUNCTIONS = {
         WEIGHT_CITES, r"closeweight/\d{6}closeweight\.xls", True
     ),
     "index_stock_cons_csindex": lambda: csindex(CONS_CITES, r"cons/\d{6}cons\.xls", False),
+    **{function: pool(function) for function in POOL_ITEMS},
 }
 
 

@@ -22,9 +22,12 @@ from tests.vendors.wire.akshare_wire import (
     add,
     http_fixture,  # noqa: F401 (the `http` fixture)
     live_adapter,
+    recent_day,
     reply_file,
 )
 from tests.vendors.wire.http_replay import HttpReplay, load_replies
+
+RECENT = recent_day().strftime("%Y%m%d")
 
 # function (reply-file stem) → (endpoint, params pitlake sends, columns of a normal answer)
 CALLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
@@ -141,6 +144,21 @@ CALLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         "index_stock_cons_csindex",
         {"symbol": "000300"},
         ("日期", "指数代码", "成分券代码", "交易所"),
+    # the down and broken pools refuse a date older than 30 days (by the real clock)
+    "stock_zt_pool_em": (
+        "stock_zt_pool_em",
+        {"date": RECENT},
+        ("代码", "名称", "最新价", "首次封板时间", "最后封板时间", "炸板次数", "连板数"),
+    ),
+    "stock_zt_pool_dtgc_em": (
+        "stock_zt_pool_dtgc_em",
+        {"date": RECENT},
+        ("代码", "名称", "最新价", "封单资金", "最后封板时间", "连续跌停", "开板次数"),
+    ),
+    "stock_zt_pool_zbgc_em": (
+        "stock_zt_pool_zbgc_em",
+        {"date": RECENT},
+        ("代码", "名称", "最新价", "涨停价", "首次封板时间", "炸板次数"),
     ),
 }
 

@@ -153,6 +153,8 @@ SCENARIOS: dict[str, Scenario] = {
             )
             for ep in SECURITIES
         ),
+        Scenario("stk_limit", FetchRequest("limit_prices", trade_date=D), (), "sole"),
+        Scenario("limit_list_d", FetchRequest("limit_pools", trade_date=D), (), "sole"),
         Scenario(
             "trade_cal",
             FetchRequest("calendar", start=date(2025, 5, 30), end=date(2025, 6, 3)),

@@ -1,0 +1,110 @@
+"""Time the derived limit pools and the consecutive-limit ladder (pitlake.limits,
+pitlake.read.market).
+
+    .venv/bin/python -m benchmarks.synth --out /tmp/synthlake --symbols 5000 --years 5
+    .venv/bin/python -m benchmarks.bench_limits --lake /tmp/synthlake
+
+1. One session, full market, through the lake: `market.pools` (the up pool with its ladder:
+   the session's bars and the sessions before it, as of the cutoff, classified, the ladder
+   counted) and `market.overview` (breadth and the pools' sizes) on the synthetic lake's last
+   session; median of `--reps` after one warm-up. Target ≤ 100 ms.
+2. A 20-year ladder history in memory: 5,000 symbols × every XSHG session of 20 years drawn
+   with the synthetic market walk (benchmarks.synth.MarketWalk; drawing them is not timed),
+   then `limits.classify` + `limits.ladder` over all of it at once. Target ≤ 10 s.
+The synthetic lake has no names, so no code is known ST there (ST codes keep ±10 %).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.synth import MarketWalk, make_symbols
+from pitlake import limits
+from pitlake.calendar import sessions_between
+from pitlake.read import market
+from pitlake.read.lake import Lake
+
+
+def one_session(lake_dir: str, reps: int) -> dict[str, float]:
+    lake = Lake(lake_dir)
+    last = lake.trading_calendar.session_on_or_before(date(2025, 12, 31))
+    out: dict[str, float] = {}
+    for name, read in (
+        (
+            "pools + ladder",
+            lambda: market.pools(lake, last.isoformat(), kind="up", as_of="2026-01-05"),
+        ),
+        ("overview", lambda: market.overview(lake, last.isoformat(), as_of="2026-01-05")),
+    ):
+        first = read()
+        assert first.status == "OK", first.message
+        times = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            read()
+            times.append(time.perf_counter() - t)
+        out[name] = statistics.median(times) * 1000
+        print(f"{name}: median {out[name]:.0f} ms over {reps} ({first.meta['rows']} rows)")
+    ask = lake.ask("2026-01-05")
+    lo = last
+    for _ in range(market.LADDER_SESSIONS):
+        lo = lake.trading_calendar.previous_session(lo)
+    bars = market._bars(lake, lo, last, ask)
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        limits.ladder(limits.classify(bars))
+        times.append(time.perf_counter() - t)
+    out["derive only"] = statistics.median(times) * 1000
+    print(f"derive only (classify + ladder, {len(bars):,} bars): {out['derive only']:.0f} ms")
+    return out
+
+
+def history(symbols: int, years: int) -> float:
+    rng = np.random.default_rng(20250601)
+    codes = make_symbols(symbols, rng)
+    walk = MarketWalk(np.array(codes), rng)
+    sessions = sessions_between(date(2025 - years, 1, 1), date(2024, 12, 31))
+    parts = []
+    for i in range(0, len(sessions), 250):
+        chunk = sessions[i : i + 250]
+        cols, _ = walk.chunk(chunk)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "symbol": pd.Categorical(np.tile(codes, len(chunk)), categories=codes),
+                    "trade_date": np.repeat(np.array(chunk, dtype="datetime64[D]"), len(codes)),
+                    **{c: cols[c].ravel() for c in ("high", "close", "pre_close", "volume")},
+                }
+            )
+        )
+    bars = pd.concat(parts, ignore_index=True)
+    print(f"history: {len(bars):,} bars ({len(sessions)} sessions × {symbols} symbols)")
+    t = time.perf_counter()
+    classified = limits.classify(bars)
+    counts = limits.ladder(classified)
+    took = time.perf_counter() - t
+    top = int(counts[classified["pool"].to_numpy() == limits.UP].max())
+    print(f"classify + ladder: {took:.1f} s (highest ladder {top})")
+    return took
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lake", default="/tmp/synthlake")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--symbols", type=int, default=5000)
+    ap.add_argument("--years", type=int, default=20)
+    args = ap.parse_args()
+    one_session(args.lake, args.reps)
+    history(args.symbols, args.years)
+
+
+if __name__ == "__main__":
+    main()

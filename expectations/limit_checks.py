@@ -1,0 +1,185 @@
+"""The run-level cross-checks of the vendors' limit lists against the bars of the same run.
+
+A spec names its check in `bars_check`: `pools` (its rows are the vendor's limit pools: who
+closed at the limit-up / limit-down price, who broke the board) or `prices` (its rows are the
+vendor's limit prices). The bars are the run's batch of the dataset that defines the universe
+(the daily bars); the rule is `pitlake.limits`. A difference is a WARNING that names every
+differing code (the batch is written, flagged on the dashboard): a vendor error or a rule error
+shows, neither is silently believed.
+
+Coverage: both vendors leave ST stocks out of their pools, so the derived pools are compared
+without the codes known ST — by name (any batch of the run with a `name` column, the gate's rule
+until the security master gives each session's ST status) or by the run's published limit
+prices (a main-board code whose limits are the ±5 % ones). A published limit price is accepted
+when it is the rule's price for the code as ST or as not ST (the run cannot tell which it is);
+codes without a limit that day (new listings) are not compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+
+import numpy as np
+import pandas as pd
+from pitlake.expectations.findings import ALIGNMENT_SUITE, partitions_of
+from pitlake.expectations.run_context import RunContext
+from pitlake.expectations.verdict import (
+    CheckResult,
+    FailedExpectation,
+    Outcome,
+    Severity,
+    Verdict,
+    utc_now,
+)
+from pitlake.schemas import SCHEMAS, UNIVERSE_SOURCE
+
+from pitlake import limits
+from pitlake.statuses import LedgerStatus
+
+POOLS_CHECK, PRICES_CHECK = "pools", "prices"
+MAX_NAMED = 200  # codes named in one message (all of them are in the details)
+
+
+def _names(batches: Mapping[str, pd.DataFrame]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for frame in batches.values():
+        if isinstance(frame, pd.DataFrame) and {"symbol", "name"} <= set(frame.columns):
+            out.update(frame[["symbol", "name"]].dropna().itertuples(index=False, name=None))
+    return out
+
+
+def st_by_limits(prices: pd.DataFrame | None) -> frozenset[str]:
+    """Main-board codes whose published limits are the ST ±5 % ones (and not ±10 %)."""
+    if prices is None or prices.empty:
+        return frozenset()
+    day = pd.to_datetime(prices["trade_date"]).to_numpy().astype("datetime64[s]")
+    normal = limits.limit_ratios(prices, day, frozenset(), frozenset())
+    st = limits.limit_ratios(prices, day, frozenset(prices["symbol"]), frozenset())
+    pre = pd.to_numeric(prices["pre_close"], errors="coerce").to_numpy(float)
+    up_n, _ = limits.limit_prices(pre, normal)
+    up_st, _ = limits.limit_prices(pre, st)
+    given = pd.to_numeric(prices["up_limit"], errors="coerce").to_numpy(float)
+    hit = (np.abs(given - up_st) < limits.HALF_TICK) & ~(np.abs(given - up_n) < limits.HALF_TICK)
+    return frozenset(prices.loc[hit, "symbol"])
+
+
+def _keyed(frame: pd.DataFrame) -> set[tuple[str, date, str]]:
+    days = pd.to_datetime(frame["trade_date"]).dt.date
+    return set(zip(frame["symbol"], days, frame["pool"], strict=True))
+
+
+def pool_differences(
+    vendor: pd.DataFrame, bars: pd.DataFrame, st: frozenset[str], prices: pd.DataFrame | None
+) -> list[str]:
+    """'<pool> <code> <date>: listed by the vendor, not in the bars' (or the reverse), for
+    the sessions the vendor's batch is about."""
+    days = set(pd.to_datetime(vendor["trade_date"]).dt.date)
+    today = bars[pd.to_datetime(bars["trade_date"]).dt.date.isin(days)]
+    derived = limits.classify(today, st, frozenset(), prices)
+    derived = derived[derived["pool"].notna() & ~derived["symbol"].isin(st)]
+    mine, theirs = _keyed(derived), _keyed(vendor[~vendor["symbol"].isin(st)])
+    out = [f"{p} {s} {d}: listed by the vendor, not in the bars" for s, d, p in theirs - mine]
+    out += [f"{p} {s} {d}: in the bars, not on the vendor's list" for s, d, p in mine - theirs]
+    return sorted(out, key=lambda t: t.split(" ")[1])
+
+
+def price_differences(vendor: pd.DataFrame) -> list[str]:
+    """Codes whose published limit prices are the rule's neither as ST nor as not ST."""
+    day = pd.to_datetime(vendor["trade_date"]).to_numpy().astype("datetime64[s]")
+    pre = pd.to_numeric(vendor["pre_close"], errors="coerce").to_numpy(float)
+    fits = np.zeros(len(vendor), dtype=bool)
+    judged = np.zeros(len(vendor), dtype=bool)
+    for as_st in (frozenset(), frozenset(vendor["symbol"])):  # as not ST, then as ST
+        ratio = limits.limit_ratios(vendor, day, as_st, frozenset())
+        up, down = limits.limit_prices(pre, ratio)
+        ok = (np.abs(vendor["up_limit"].to_numpy(float) - up) < limits.HALF_TICK) & (
+            np.abs(vendor["down_limit"].to_numpy(float) - down) < limits.HALF_TICK
+        )
+        fits |= ok
+        judged |= ~np.isnan(up)
+    bad = vendor[judged & ~fits & ~np.isnan(pre)]
+    return [
+        f"{s} {pd.Timestamp(d).date()}: published {u:.2f}/{lo:.2f}, the rule gives another price"
+        for s, d, u, lo in bad[["symbol", "trade_date", "up_limit", "down_limit"]].itertuples(
+            index=False, name=None
+        )
+    ]
+
+
+def check_limits(
+    batches: Mapping[str, pd.DataFrame], *, run_id: str = "", at: datetime | None = None
+) -> dict[str, Verdict]:
+    """A verdict (pass, or warn naming every differing code) per batch whose spec names a
+    `bars_check`, when the run also fetched the bars."""
+    at = at or utc_now()
+    bars = batches.get(UNIVERSE_SOURCE)
+    if bars is None or bars.empty:
+        return {}
+    prices = next(
+        (f for n, f in batches.items() if SCHEMAS[n].bars_check == PRICES_CHECK and not f.empty),
+        None,
+    )
+    st = limits.st_names(_names(batches)) | st_by_limits(prices)
+    out: dict[str, Verdict] = {}
+    for name, frame in batches.items():
+        kind = SCHEMAS[name].bars_check
+        if not kind or frame.empty:
+            continue
+        if kind == POOLS_CHECK:
+            found = pool_differences(frame, bars, st, prices)
+            what = "the vendor's limit pools match the pools derived from the run's bars"
+        else:
+            found = price_differences(frame)
+            what = "the vendor's limit prices are the rule's (previous close × (1 ± ratio))"
+        out[name] = _verdict(name, frame, found, what, run_id, at)
+    return out
+
+
+def _verdict(
+    name: str, frame: pd.DataFrame, found: list[str], what: str, run_id: str, at: datetime
+) -> Verdict:
+    check = CheckResult(
+        name=f"{name}_vs_bars",
+        expectation_type="pitlake_cross_check",
+        column="symbol",
+        severity=Severity.WARNING,
+        success=not found,
+        description=what,
+        unexpected_count=len(found),
+    )
+    ctx = RunContext(run_id=run_id, fetched_at=at, validated_at=at)
+    common = dict(
+        dataset=name,
+        suite=ALIGNMENT_SUITE,
+        run_id=run_id,
+        evaluated=1,
+        row_count=len(frame),
+        at=at,
+        checks=[check],
+        partitions=partitions_of(SCHEMAS[name], frame, ctx),
+    )
+    if not found:
+        return Verdict(
+            outcome=Outcome.PASS,
+            ledger_status=LedgerStatus.OK,
+            message=f"{name}: agrees with the bars",
+            **common,
+        )
+    shown = "; ".join(found[:MAX_NAMED]) + (" …" if len(found) > MAX_NAMED else "")
+    failure = FailedExpectation(
+        name=check.name,
+        expectation_type=check.expectation_type,
+        column="symbol",
+        severity=Severity.WARNING,
+        description=what,
+        unexpected_count=len(found),
+        details={"differences": found},
+    )
+    return Verdict(
+        outcome=Outcome.WARN,
+        ledger_status=LedgerStatus.OK,
+        failed=[failure],
+        message=f"{name}: differs from the bars: {shown}",
+        **common,
+    )

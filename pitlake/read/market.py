@@ -1,0 +1,201 @@
+"""The market as of a cutoff, derived from the stored bars (no vendor list needed, so it works
+for any backfilled history): `Lake.market` (breadth and the pools' sizes) and `Lake.limits`
+(the limit-up, limit-down or broken-board pool of one session, with the consecutive-limit
+ladder), by the exchange rule of `pitlake.limits`.
+
+Every answer is about one session and says which: the bars' own read decides the session and
+its status (`readers.trade_dated.answer` over the whole market, the read package's one status
+decision: a weekend is the latest session, flagged LATEST_TRADING_DAY; before the close the
+session is NOT_READY). The ladder is counted over sessions up to that one only, with the bars,
+limit prices and names known at the cutoff. Where Tushare's published limit prices are stored
+(`limit_prices`), they are the limit prices used; elsewhere the rule's.
+
+ST status: `st_symbols` reads it from the names the lake holds at the cutoff (any dataset with a
+`name` column), as the gate does from a batch's names — the one place the security master's
+`Lake.universe` replaces once it is in the lake; new listings are not known yet (no exemption).
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import pyarrow as pa
+
+from pitlake import limits as rule
+from pitlake.envelope import Result
+from pitlake.errors import InvalidArgumentsError
+from pitlake.read import arguments, scans
+from pitlake.read.cutoff import Ask
+from pitlake.read.readers import trade_dated
+from pitlake.schemas import SCHEMAS, limit_prices, quotes
+from pitlake.statuses import ResultStatus
+
+if TYPE_CHECKING:
+    from pitlake.read.lake import Lake
+
+KINDS: tuple[str, ...] = rule.POOLS
+DERIVED = "derived:quotes"  # the answers' source: the lake's own bars, no vendor list
+LADDER_SESSIONS = 16  # sessions read back for the ladder first; doubled while a run reaches back
+MAX_LADDER_SESSIONS = 8192  # about 34 years: every session since the market opened
+BAR_COLUMNS = ["symbol", "trade_date", "high", "close", "pre_close", "volume", "amount", "pct_chg"]
+POOL_COLUMNS = [
+    "symbol",
+    "trade_date",
+    "pool",
+    "consecutive",
+    "close",
+    "pre_close",
+    "high",
+    "pct_chg",
+    "up_limit",
+    "down_limit",
+    "amount",
+]
+
+
+def st_symbols(lake: Lake, ask: Ask, lo: date, hi: date) -> frozenset[str]:
+    """Codes the lake names ST at the cutoff: names stored in any dataset with a name column
+    for sessions lo..hi or before (the security master replaces this)."""
+    names: dict[str, str | None] = {}
+    for spec in SCHEMAS.values():
+        fields = {f.name for f in spec.fields}
+        if not {"symbol", "name"} <= fields or spec.date_column is None or spec.query is None:
+            continue
+        table, _ = scans.read_latest(lake, spec, None, lo - timedelta(days=400), hi, ask)
+        if table.num_rows:
+            frame = table.select(["symbol", "name"]).to_pandas()
+            names.update(zip(frame["symbol"], frame["name"], strict=True))
+    return rule.st_names(names)
+
+
+def _bars(lake: Lake, lo: date, hi: date, ask: Ask) -> pd.DataFrame:
+    table, _ = scans.read_latest(lake, quotes.SCHEMA, None, lo, hi, ask)
+    return (
+        table.select(BAR_COLUMNS).to_pandas()
+        if table.num_rows
+        else pd.DataFrame(columns=BAR_COLUMNS)
+    )
+
+
+def _authority(lake: Lake, lo: date, hi: date, ask: Ask) -> pd.DataFrame:
+    table, _ = scans.read_latest(lake, limit_prices.SCHEMA, None, lo, hi, ask)
+    cols = ["symbol", "trade_date", "up_limit", "down_limit"]
+    return table.select(cols).to_pandas() if table.num_rows else pd.DataFrame(columns=cols)
+
+
+def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
+    """Every bar of `day` classified (pool, limit prices) with its ladder count, from the
+    bars, limit prices and names known at the cutoff; sessions after `day` never counted."""
+    cal = lake.trading_calendar
+    back = LADDER_SESSIONS
+    while True:
+        lo = day
+        for _ in range(back):
+            lo = cal.previous_session(lo)
+        bars = _bars(lake, lo, day, ask)
+        st = st_symbols(lake, ask, lo, day)
+        classified = rule.classify(bars, st, frozenset(), _authority(lake, lo, day, ask))
+        classified["consecutive"] = rule.ladder(classified)
+        today = classified[classified["trade_date"] == day].reset_index(drop=True)
+        seen = classified.groupby("symbol", sort=False).size()
+        span = today["symbol"].map(seen).to_numpy() - (today["pool"] == rule.BROKEN).to_numpy()
+        runs = today["consecutive"].to_numpy()
+        reaches_back = today["pool"].notna().to_numpy() & (runs > 0) & (runs >= span)
+        if not reaches_back.any() or back >= MAX_LADDER_SESSIONS:
+            return today
+        back *= 2  # a run reaches the window's first session: read further back
+
+
+def _base(lake: Lake, day: Any, as_of: Any) -> tuple[Ask, Result]:
+    """The cutoff and the whole market's bar answer for the asked session (its status,
+    effective session and date status are the answer's)."""
+    ask = lake.ask(as_of)
+    start, end = arguments.one_session(day, None, None)
+    win = arguments.window(start, end, ask, lake.trading_calendar)
+    return ask, trade_dated.answer(lake, quotes.SCHEMA, None, win, ask)
+
+
+def _about(
+    base: Result,
+    rows: list[dict[str, Any]] | None,
+    table: pa.Table | None,
+    message: str,
+    meta: dict[str, Any],
+) -> Result:
+    """A derived answer about the bars' session: their status, effective session and date
+    status; an empty pool of a session whose bars are in is NO_DATA."""
+    status = base.status
+    empty = (table.num_rows == 0) if table is not None else not rows
+    if empty and status is ResultStatus.OK:
+        status = ResultStatus.NO_DATA
+    return Result(
+        status=status,
+        requested_date=base.requested_date,
+        effective_trade_date=base.effective_trade_date,
+        date_status=base.date_status,
+        as_of=base.as_of,
+        source=DERIVED if not empty else None,
+        message=" ".join(m for m in (message, base.message) if m),
+        data=rows,
+        table=table,
+        meta={**meta, "pinned": base.meta.get("pinned", False), "bars": base.meta.get("rows")},
+    )
+
+
+def _session(base: Result) -> date | None:
+    """The session the bars answer about, when they are in (OK); else None."""
+    if base.status is not ResultStatus.OK or base.effective_trade_date is None:
+        return None
+    return date.fromisoformat(base.effective_trade_date)
+
+
+def overview(lake: Lake, day: Any = None, as_of: Any = None) -> Result:
+    """Breadth (advancers, decliners, unchanged, turnover in 元) and the pools' sizes and the
+    ladder's height for one session."""
+    try:
+        ask, base = _base(lake, day, as_of)
+    except InvalidArgumentsError as e:
+        return Result.invalid(str(e))
+    session = _session(base)
+    if session is None:
+        return _about(base, [], None, "No market overview: the session's bars are not in.", {})
+    pools = session_pools(lake, session, ask)
+    row: dict[str, Any] = {"trade_date": session.isoformat(), **rule.breadth(pools)}
+    for kind in KINDS:
+        row[f"limit_{kind}"] = int((pools["pool"] == kind).sum())
+    ups = pools.loc[pools["pool"] == rule.UP, "consecutive"]
+    row["ladder_height"] = int(ups.max()) if len(ups) else 0
+    row["ladder"] = {str(k): int(v) for k, v in ups.value_counts().sort_index().items()}
+    return _about(
+        base, [row], None, f"Derived from the bars of {session} known at the as-of.", {"rows": 1}
+    )
+
+
+def pools(lake: Lake, day: Any = None, *, kind: Any = rule.UP, as_of: Any = None) -> Result:
+    """One pool of one session (up, down or broken), each code with its ladder count
+    (`consecutive`), highest first; meta.ladder maps each height to its codes."""
+    try:
+        chosen = arguments.choice("kind", kind, KINDS, default=rule.UP)
+        ask, base = _base(lake, day, as_of)
+    except InvalidArgumentsError as e:
+        return Result.invalid(str(e))
+    session = _session(base)
+    if session is None:
+        return _about(base, [], None, f"No {chosen} pool: the session's bars are not in.", {})
+    found = session_pools(lake, session, ask)
+    found = found[found["pool"] == chosen].sort_values(
+        ["consecutive", "symbol"], ascending=[False, True], kind="stable"
+    )
+    frame = found.reindex(columns=POOL_COLUMNS)
+    frame["consecutive"] = frame["consecutive"].astype("int64")
+    frame["pool"] = frame["pool"].astype(object)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    ladder: dict[str, list[str]] = {}
+    for sym, n in zip(frame["symbol"], frame["consecutive"], strict=True):
+        ladder.setdefault(str(n), []).append(sym)
+    message = f"The {chosen} pool of {session}, derived from the bars known at the as-of."
+    return _about(
+        base, None, table, message, {"rows": table.num_rows, "kind": chosen, "ladder": ladder}
+    )
