@@ -193,6 +193,9 @@ def classify(
     close, high, volume = _numbers(out, "close"), _numbers(out, "high"), _numbers(out, "volume")
     traded = ~np.isnan(close) & ~(volume <= 0)
     with np.errstate(invalid="ignore"):
+        # a price past a limit proves no limit applied that day (a new listing's first days)
+        limitless = (close > up + HALF_TICK) | (close < down - HALF_TICK) | (high > up + HALF_TICK)
+        traded &= ~limitless
         at_up = traded & (np.abs(close - up) < HALF_TICK)
         at_down = traded & (np.abs(close - down) < HALF_TICK) & ~at_up
         touched = traded & (high > up - HALF_TICK) & ~at_up

@@ -23,6 +23,8 @@ from typing import Any, Protocol
 
 from pitlake.symbols import parse
 
+import securities_tables  # noqa: E402  (sample/ is this script's own directory)
+
 SEED = 20250630
 # Tushare lists a code that the bars do not put in the pool (a vendor error the gate names).
 VENDOR_ERROR = ("688981.SH", date(2025, 6, 18), "U")
@@ -94,17 +96,26 @@ class Entry:
         return (self.iss.ts_code, self.bar.day, self.pool)
 
 
+def st_on(iss: IssuerLike, day: date) -> bool:
+    """ST that day, as the bars are drawn (generate.py: the issuer's flag or its name history)."""
+    return iss.is_st or securities_tables.is_st_on(iss.ts_code, day)
+
+
 def limits(iss: IssuerLike, bar: BarLike) -> tuple[float, float]:
-    ratio = parse(iss.ts_code).price_limit(bar.day, is_st=iss.is_st)
+    ratio = parse(iss.ts_code).price_limit(bar.day, is_st=st_on(iss, bar.day))
     return limit_price(bar.pre_close, ratio, 1), limit_price(bar.pre_close, ratio, -1)
 
 
 def entries(issuers: Iterable[IssuerLike], bars: dict[str, list[Any]], window: tuple[date, date]):
     """Every (stock, session, pool) of the window by the exchange rule, ST included."""
     out: list[Entry] = []
+    issuers = list(issuers)
+    opened = min(bars[i.ts_code][0].day for i in issuers if bars[i.ts_code])
     for iss in issuers:
         ups = downs = 0
         for bar in bars[iss.ts_code]:  # the warm-up too, so a run can start before the window
+            if bar.day > opened and bar is bars[iss.ts_code][0]:
+                continue  # a new listing's first day: no limit
             up, down = limits(iss, bar)
             if abs(bar.close - up) < 1e-9:
                 ups, downs, pool, run = ups + 1, 0, "U", ups + 1
@@ -155,7 +166,7 @@ def stat(e: Entry) -> tuple[int, int]:
 
 
 def vendor_entries(all_entries: list[Entry]) -> list[Entry]:
-    return [e for e in all_entries if not e.iss.is_st]  # both vendors leave ST out
+    return [e for e in all_entries if not st_on(e.iss, e.bar.day)]  # both leave ST out
 
 
 # --------------------------------------------------------------------------- Tushare
@@ -197,9 +208,13 @@ def tushare_limit_list(all_entries: list[Entry], by_code: dict[str, Any], bars: 
 
 
 def tushare_stk_limit(issuers: Iterable[IssuerLike], bars: dict, sessions: list[date]) -> list[dict]:
-    """Every code's limits for every session, suspended ones too (from the last close)."""
+    """Every code's limits for every session, suspended ones too (from the last close); none
+    for a new listing's first day (no limit)."""
     rows = []
+    issuers = list(issuers)
+    opened = min(bars[i.ts_code][0].day for i in issuers if bars[i.ts_code])
     for iss in issuers:
+        first = bars[iss.ts_code][0].day if bars[iss.ts_code] else None
         ratio_of = parse(iss.ts_code).price_limit
         by_day = {b.day: b for b in bars[iss.ts_code]}
         last_close = None
@@ -209,9 +224,9 @@ def tushare_stk_limit(issuers: Iterable[IssuerLike], bars: dict, sessions: list[
         for day in sessions:
             bar = by_day.get(day)
             pre = bar.pre_close if bar is not None else last_close
-            if pre is None:  # not listed yet
-                continue
-            ratio = ratio_of(day, is_st=iss.is_st)
+            if pre is None or (first is not None and first > opened and day == first):
+                continue  # not listed yet, or its first day (no limit)
+            ratio = ratio_of(day, is_st=st_on(iss, day))
             rows.append(
                 {
                     "trade_date": ymd(day),

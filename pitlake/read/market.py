@@ -70,6 +70,24 @@ def st_symbols(lake: Lake, ask: Ask, lo: date, hi: date) -> frozenset[str]:
     return rule.st_names(names)
 
 
+def universe_facts(
+    lake: Lake, ask: Ask, lo: date, hi: date
+) -> tuple[frozenset[str], dict[str, date]]:
+    """From the security master at the cutoff (`Lake.universe`): the codes ST that day and
+    each code's first trading day within lo..hi (no limit then); empty when it is not in."""
+    uni = lake.universe(ask.cutoff)
+    if uni.status is not ResultStatus.OK or uni.table is None or uni.table.num_rows == 0:
+        return frozenset(), {}
+    frame = uni.table.select(["symbol", "is_st", "list_date"]).to_pandas()
+    st = frozenset(frame.loc[frame["is_st"].astype(bool), "symbol"])
+    first = {
+        s: d
+        for s, d in zip(frame["symbol"], frame["list_date"], strict=True)
+        if isinstance(d, date) and lo <= d <= hi
+    }
+    return st, first
+
+
 def _bars(lake: Lake, lo: date, hi: date, ask: Ask) -> pd.DataFrame:
     table, _ = scans.read_latest(lake, quotes.SCHEMA, None, lo, hi, ask)
     return (
@@ -95,8 +113,9 @@ def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
         for _ in range(back):
             lo = cal.previous_session(lo)
         bars = _bars(lake, lo, day, ask)
-        st = st_symbols(lake, ask, lo, day)
-        classified = rule.classify(bars, st, frozenset(), _authority(lake, lo, day, ask))
+        st, listed = universe_facts(lake, ask, lo, day)
+        st = st | st_symbols(lake, ask, lo, day)
+        classified = rule.classify(bars, st, listed, _authority(lake, lo, day, ask))
         classified["consecutive"] = rule.ladder(classified)
         today = classified[classified["trade_date"] == day].reset_index(drop=True)
         seen = classified.groupby("symbol", sort=False).size()
