@@ -43,7 +43,7 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
     assert ledger(lake, "quotes", "2025-04-10").rows == listed_on(replay, "2025-04-10")
     # the notices since the previous session, 600234.SH's without rec_time among them
     assert ledger(lake, "announcements", "2025-04-10").vendor == "tushare"
-    assert ledger(lake, "limit_prices", "2025-04-10").rows == 10
+    assert ledger(lake, "limit_prices", "2025-04-10").rows == 11  # every code listed then
     assert ledger(lake, "index_quotes", "2025-04-10").rows == 8  # the eight indices
     lhb = ledger(lake, "dragon_tiger", "2025-04-10")
     assert str(lhb.status) == "OK" and lhb.rows >= 2
