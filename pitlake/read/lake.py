@@ -389,6 +389,7 @@ class Lake:
         return self.read(
             index_members.SCHEMA, index=index, date=date, as_of=as_of, as_ingested=as_ingested
         )
+
     # ================================================================ limit lists (#18)
 
     def limit_prices(

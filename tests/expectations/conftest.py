@@ -265,6 +265,8 @@ def index_members(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame
         }
     )
     return _finish("index_members", frame, fetched_at, "tushare")
+
+
 def limit_prices(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
     n = len(SYMBOLS)
     pre = np.linspace(10.0, 20.0, n)

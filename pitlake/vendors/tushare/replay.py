@@ -68,6 +68,8 @@ SPECS: dict[str, EndpointSpec] = {
             Filter("start_date", "trade_date", "date_from"),
             Filter("end_date", "trade_date", "date_to"),
         ),
+        date_column="trade_date",
+    ),
     "stk_limit": _TS_BY_DATE,
     "limit_list_d": EndpointSpec(
         filters=(*_TS_BY_DATE.filters, Filter("limit_type", "limit")),

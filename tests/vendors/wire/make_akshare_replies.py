@@ -737,6 +737,8 @@ def csindex(cites: list[str], file: str, with_weights: bool) -> dict[str, Any]:
         "blocked": blocked(cites, url),
         "rate_limited": rate_limited(cites, url),
     }
+
+
 # ---------------------------------------------------------------- limit pools
 
 EM_POOL = r"push2ex\.eastmoney\.com/getTopic{}Pool"

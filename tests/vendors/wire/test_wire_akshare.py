@@ -144,6 +144,7 @@ CALLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         "index_stock_cons_csindex",
         {"symbol": "000300"},
         ("日期", "指数代码", "成分券代码", "交易所"),
+    ),
     # the down and broken pools refuse a date older than 30 days (by the real clock)
     "stock_zt_pool_em": (
         "stock_zt_pool_em",
