@@ -56,8 +56,7 @@ def check_datasets(
 def _about(dataset: str, symbols: Sequence[str] | None) -> bool:
     """Is a run restricted to `symbols` about this dataset? Always, for one without symbols
     (the calendar) or a run without a restriction."""
-    spec = schemas.get(dataset)
-    return not symbols or not spec.per_symbol or bool(spec.own_symbols(symbols))
+    return not symbols or own_symbols(dataset, tuple(symbols)) is not None
 
 
 def own_symbols(dataset: str, symbols: tuple[str, ...] | None) -> tuple[str, ...] | None:
