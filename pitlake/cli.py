@@ -3,7 +3,10 @@ dependencies (Prefect, GX, DuckDB, FastAPI) inside the command body, so `pitlake
 `pitlake query` stay fast.
 
 Every failure that escapes a command is one line on stderr with a documented exit code
-(`pitlake.failures`); `pitlake --debug …` (or PITLAKE_DEBUG=1) prints the traceback too."""
+(`pitlake.failures`); `pitlake --debug …` (or PITLAKE_DEBUG=1) prints the traceback too. A usage
+error (an unknown option or command word, a missing argument, a value its option's type
+refuses) is one line too, exit 2. A reader that closes the output early (`| head`) ends the
+command quietly, exit 141 (128 + SIGPIPE, as `seq … | head` does)."""
 
 from __future__ import annotations
 
@@ -23,27 +26,82 @@ EXIT_CODES_HELP = (
     "arguments; 3 an answer that is not OK, or `query status` finding a dataset stale; 4 a read "
     "cannot answer from this lake (not a lake, an unreadable file or catalog); 5 a write cannot "
     "proceed or the environment lacks something (the lake or catalog cannot be written or "
-    "reached, a missing token, no network)."
+    "reached, a missing token, no network); 141 the output's reader closed it early (`| head`)."
 )
+
+
+def _click_class(name: str) -> tuple[type[BaseException], ...]:
+    """click's exception class `name`, and typer's own copy of it (typer >= 0.2x vendors
+    click: its parser raises `typer._click.exceptions.*`, which click's classes do not catch)."""
+    ours = [t for t in typer.BadParameter.__mro__ if t.__name__ == name]
+    return tuple(dict.fromkeys([getattr(click.exceptions, name), *ours]))
+
+
+_USAGE_ERRORS = _click_class("UsageError")
+_CLICK_EXCEPTIONS = _click_class("ClickException")
+_EXITS = (typer.Exit, click.exceptions.Exit, typer.Abort, click.Abort)
+# `pitlake` alone prints the help (no_args_is_help): a usage error by type, help by intent.
+_HELP_ERRORS = ("NoArgsIsHelpError",)
+
+
+def _usage_line(exc: BaseException, fallback: str) -> str:
+    """One line for a usage error: the command, what was wrong (click's text, with its
+    'Did you mean …?' when an option or command is near), and where the options are listed."""
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else fallback
+    format_message = getattr(exc, "format_message", None)
+    text = format_message() if callable(format_message) else str(exc)
+    text = " ".join(text.split())
+    return f"error: {where}: {text} (see {where} --help)"
+
+
+def _usage_exit(exc: BaseException, fallback: str) -> int:
+    typer.echo(_usage_line(exc, fallback), err=True)
+    return failures.EXIT_INVALID
 
 
 class _OneLineFailures(TyperGroup):
     """The root group: a failure escaping any command becomes one line and an exit code."""
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        """The root's own options (`pitlake --bogus`) are parsed here, before `invoke`."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except _USAGE_ERRORS as exc:
+            if type(exc).__name__ in _HELP_ERRORS:
+                raise
+            raise typer.Exit(_usage_exit(exc, info_name or "pitlake")) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         args = [*(getattr(ctx, "_protected_args", None) or []), *ctx.args]
         try:
             return super().invoke(ctx)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.Abort):
+        except _USAGE_ERRORS as exc:  # a subcommand's arguments, or an unknown command word
+            if type(exc).__name__ in _HELP_ERRORS:
+                raise
+            ctx.exit(_usage_exit(exc, ctx.command_path))
+        except (*_EXITS, *_CLICK_EXCEPTIONS):
             raise
+        except BrokenPipeError as exc:
+            if not failures.output_closed():  # some other pipe or socket: report it
+                ctx.exit(self._report(ctx, args, exc))
+            failures.silence_output()  # the reader is gone: nothing more to say
+            ctx.exit(failures.EXIT_OUTPUT_CLOSED)
         except Exception as exc:
-            command = args[0] if args else ""
-            debug = failures.debug_requested(bool(ctx.meta.get("pitlake.debug")))
-            code, line = failures.report(exc, command, args[1:], debug=debug)
-            if debug:
-                traceback.print_exception(exc, file=sys.stderr)
-            typer.echo(f"error: {line}", err=True)
-            ctx.exit(code)
+            ctx.exit(self._report(ctx, args, exc))
+
+    @staticmethod
+    def _report(ctx: click.Context, args: list[str], exc: Exception) -> int:
+        """Print the failure's one line (and, under --debug, its traceback); its exit code."""
+        command = args[0] if args else ""
+        debug = failures.debug_requested(bool(ctx.meta.get("pitlake.debug")))
+        code, line = failures.report(exc, command, args[1:], debug=debug)
+        if debug:
+            traceback.print_exception(exc, file=sys.stderr)
+        typer.echo(f"error: {line}", err=True)
+        return code
 
 
 app = typer.Typer(
@@ -102,7 +160,12 @@ _register()
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    finally:
+        # Output still buffered when the command ended is written now; a reader gone by then
+        # (`| head`) must not turn into "Exception ignored … BrokenPipeError" at exit.
+        failures.flush_output()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@ arguments · 3 the answer is not OK (a data status), or `query status` finds a d
 4 a read cannot answer from this lake: not a lake, an unreadable or corrupt file, the catalog
 unreadable or unreachable · 5 a write cannot proceed, or the environment lacks something: the
 lake or its catalog cannot be written or reached (permission, a regular file in the path, disk
-full, a read-only filesystem, a catalog URL), a vendor token is missing, no network.
+full, a read-only filesystem, a catalog URL), a vendor token is missing, no network · 141 the
+output's reader closed it early (`pitlake query … | head`): 128 + SIGPIPE, as a Unix tool
+killed by the pipe exits; the command stops quietly. A broken pipe is never "network": the
+vendors' clients wrap their sockets' failures in their own ConnectionError.
 
 Heavy modules (SQLAlchemy, requests) are never imported here: their exception types are
 recognised by name along the MRO, so `pitlake --help` stays fast.
@@ -21,6 +24,8 @@ from __future__ import annotations
 
 import errno
 import os
+import select
+import sys
 import traceback
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,6 +44,7 @@ EXIT_INVALID = 2
 EXIT_NOT_OK = 3
 EXIT_LAKE = 4
 EXIT_ENVIRONMENT = 5
+EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE
 
 ENV_DEBUG = "PITLAKE_DEBUG"
 WRITING_COMMANDS = frozenset({"ingest", "dq"})
@@ -92,6 +98,10 @@ def describe(
         return EXIT_INVALID, f"invalid arguments: {exc}"
     if isinstance(exc, VendorNotConfiguredError):
         return EXIT_ENVIRONMENT, f"not configured: {exc}"
+    if isinstance(exc, BrokenPipeError):  # a ConnectionError by type, but not the network
+        # The CLI ends quietly when it is stdout's reader that left (output_closed); any
+        # other pipe closing under a command is unexpected.
+        return EXIT_FAILED, f"internal error: broken pipe: {_first_line(exc)}"
     if "DBAPIError" in names:  # SQLAlchemy: the catalog could not be opened or read
         reason = _first_line(getattr(exc, "orig", None) or exc)
         code = EXIT_ENVIRONMENT if writing else EXIT_LAKE
@@ -108,6 +118,43 @@ def describe(
             what = exc.strerror or type(exc).__name__
         return EXIT_ENVIRONMENT, f"cannot write or read {where}: {what}" if where else what
     return EXIT_FAILED, f"internal error: {type(exc).__name__}: {_first_line(exc)}"
+
+
+def output_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (POLLERR on its write end), so that a
+    BrokenPipeError is the closed output and not some other pipe or socket. Where stdout has no
+    descriptor to poll (a test runner's buffer, no poll()), a broken pipe is taken to be it."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return True
+    if not hasattr(select, "poll"):
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+
+
+def silence_output() -> None:
+    """Point stdout at /dev/null: the reader is gone, and the interpreter's last flush of what
+    is still buffered must not fail again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+def flush_output() -> None:
+    """Flush stdout at the end of a command; a reader gone by then exits EXIT_OUTPUT_CLOSED."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_output()
+        raise SystemExit(EXIT_OUTPUT_CLOSED) from None
+    except (AttributeError, ValueError):  # no stdout, or one already closed
+        pass
 
 
 def _log_dirs(lake: str | None) -> list[Path]:

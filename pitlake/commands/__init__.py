@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -16,9 +17,15 @@ PIPE_WIDTH = 240
 
 def console() -> Console:
     """The console readable output goes to: the terminal's width, or PIPE_WIDTH (or
-    $COLUMNS) when stdout is not a terminal."""
+    $COLUMNS) when stdout is not a terminal. A reader closing the pipe early (`| head`) is
+    left to the CLI's one handler (pitlake.cli: quiet, exit 141); rich's own would exit 1."""
     from rich.console import Console
 
+    class _PipedConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # drop what is still buffered
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
     if sys.stdout.isatty() or os.environ.get("COLUMNS", "").strip():
-        return Console(soft_wrap=False)
-    return Console(soft_wrap=False, width=PIPE_WIDTH)
+        return _PipedConsole(soft_wrap=False)
+    return _PipedConsole(soft_wrap=False, width=PIPE_WIDTH)
