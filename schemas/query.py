@@ -144,6 +144,50 @@ class SnapshotListQuery(Query):
     kind: ClassVar[Kind] = Kind.SNAPSHOT_LIST
 
 
+# ---------------------------------------------------------------- reads of the market, derived
+# `Lake.market` / `Lake.limits` (pitlake.read.market) read several datasets, so they are no
+# dataset's query; their parameters are declared here once all the same, for the surfaces
+# (pitlake.serve.api.surfaces.DERIVED). The pool kinds are pitlake.limits.POOLS (a test pins
+# it: that module imports pandas, which the CLI must not pay for at start).
+
+PoolKind = Annotated[
+    Literal["up", "down", "broken"],
+    Field(
+        description="up: closed at the limit-up price; down: at the limit-down price; "
+        "broken: touched the limit-up price and closed below it."
+    ),
+]
+
+
+class DerivedQuery(BaseModel):
+    """The parameters of a read derived from several datasets."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class MarketQuery(DerivedQuery):
+    """The market of one session, derived
+
+    Breadth (advancers, decliners, unchanged, turnover in CNY), the sizes of the limit-up,
+    limit-down and broken-board pools and the ladder's height, derived from the bars known
+    at the as-of; `effective_trade_date` / `date_status` say which session."""
+
+    date: Day = None
+    as_of: AsOf = None
+
+
+class LimitsQuery(DerivedQuery):
+    """A limit pool with its ladder, derived
+
+    One session's limit-up, limit-down or broken-board (炸板) pool, each code with its
+    consecutive-limit count (`consecutive`), highest first; meta.ladder maps each height to
+    its codes. Derived from the bars known at the as-of."""
+
+    date: Day = None
+    kind: PoolKind = "up"
+    as_of: AsOf = None
+
+
 def query_model(name: str, base: type[Query], doc: str, **fields: tuple[Any, Any]) -> type[Query]:
     """A dataset's model: `base`'s parameters (a field given again keeps its place, with the
     new type and default), then `fields` ({name: (type, default)}) in order. `doc` is the
@@ -152,11 +196,11 @@ def query_model(name: str, base: type[Query], doc: str, **fields: tuple[Any, Any
     return model
 
 
-def is_required(model: type[Query], field: str) -> bool:
+def is_required(model: type[BaseModel], field: str) -> bool:
     return model.model_fields[field].is_required()
 
 
-def choices(model: type[Query], field: str) -> tuple[Any, ...]:
+def choices(model: type[BaseModel], field: str) -> tuple[Any, ...]:
     """The values a Literal-typed field allows (inside `X | None` too), in order."""
 
     def walk(annotation: Any) -> list[Any]:

@@ -80,8 +80,8 @@ def _invalid(message: str) -> Answer:
 def run_query(service: QueryService, dataset: str, opts: dict[str, Any]) -> Answer:
     """Dispatch one CLI query (options already collected) to the service."""
     from pitlake.errors import InvalidArgumentsError
+    from pitlake.serve.api import surfaces
     from pitlake.serve.api.params import dataset_name
-    from pitlake.serve.api.surfaces import by_name
 
     try:
         name = dataset_name(dataset)
@@ -98,7 +98,9 @@ def run_query(service: QueryService, dataset: str, opts: dict[str, Any]) -> Answ
         )
     if name == options.STATUS:
         return service.status(as_of=opts["as_of"])
-    spec = by_name(name)
+    if name in surfaces.DERIVED:  # service.market / service.limits, the model's parameters
+        return getattr(service, name)(**{k: opts[k] for k in options.APPLIES[name]})
+    spec = surfaces.by_name(name)
     return service.read(spec, **{k: opts[k] for k in options.APPLIES[name]})
 
 

@@ -1,7 +1,8 @@
 """The options of `pitlake query`, generated from the query models: every model field is one
 option (`--as-of`, `--lookback-days`; a list field also in its singular, repeatable spelling,
 `--symbols A,B` or `-s A -s B`), in the models' order, with the model's default and text.
-A dataset takes exactly its model's fields; any other option given is refused.
+A dataset takes exactly its model's fields; any other option given is refused. The reads
+derived from several datasets (market, limits) have models too (`surfaces.DERIVED`).
 
 Snapshot and status are compositions, not datasets: their options are written out here."""
 
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from pitlake.serve.api import surfaces
@@ -27,20 +29,27 @@ COMPOSED: dict[str, frozenset[str]] = {
 }
 
 
+# Every read with a model: its CLI word and the model (the datasets', then the derived reads').
+MODELS: dict[str, type[BaseModel]] = {
+    **{surfaces.path(s): surfaces.model(s) for s in surfaces.QUERIES},
+    **{name.replace("_", "-"): m for name, m in surfaces.DERIVED.items()},
+}
+
+
 def _fields() -> dict[str, tuple[FieldInfo, list[str]]]:
-    """Every query field with the datasets taking it, in an order every model agrees with:
+    """Every query field with the reads taking it, in an order every model agrees with:
     first seen over the models, a new field placed before the next field of its model
-    already placed (`index` before `date`), so each dataset's options keep its model's order."""
+    already placed (`index` before `date`), so each read's options keep its model's order."""
     out: dict[str, tuple[FieldInfo, list[str]]] = {}
-    for spec in surfaces.QUERIES:
-        names = list(surfaces.model(spec).model_fields.items())
+    for word, model in MODELS.items():
+        names = list(model.model_fields.items())
         for i, (name, info) in enumerate(names):
             if name not in out:
                 later = next((n for n, _ in names[i + 1 :] if n in out), None)
                 items = list(out.items())
                 at = [n for n, _ in items].index(later) if later else len(items)
                 out = dict([*items[:at], (name, (info, [])), *items[at:]])
-            out[name][1].append(surfaces.path(spec))
+            out[name][1].append(word)
     return out
 
 
@@ -49,6 +58,7 @@ FIELDS = _fields()
 # answers a different question.
 APPLIES: dict[str, frozenset[str]] = {
     **{surfaces.name(s): frozenset(surfaces.model(s).model_fields) for s in surfaces.QUERIES},
+    **{name: frozenset(m.model_fields) for name, m in surfaces.DERIVED.items()},
     **COMPOSED,
 }
 DEFAULTS: dict[str, Any] = {name: surfaces.default(info) for name, (info, _) in FIELDS.items()}
@@ -61,7 +71,7 @@ def flag(name: str) -> str:
 
 def _option(name: str, info: FieldInfo, takers: list[str]) -> tuple[Any, Any]:
     """(annotation, default) of one field's option."""
-    every = len(takers) == len(surfaces.QUERIES)
+    every = len(takers) == len(MODELS)
     doc = (info.description or "").strip()
     text = doc if every else f"{', '.join(takers)}: {doc}"
     if surfaces.takes_list(info):

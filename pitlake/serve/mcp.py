@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ValidationError as ToolArgumentsError
@@ -31,7 +31,7 @@ from pydantic import ValidationError as PydanticValidationError
 from pitlake import __version__
 from pitlake.envelope import Result
 from pitlake.schemas import Dataset, limit_pools
-from pitlake.schemas.query import AsOf, Day, Symbols
+from pitlake.schemas.query import AsOf, Day, PoolKind, Symbols
 from pitlake.serve.api import surfaces
 from pitlake.serve.api.models import ENVELOPES, Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.serve.api.service import Answer, QueryService
@@ -67,13 +67,6 @@ READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": Fals
 # The task-shaped pools tool (derived, with the ladder) takes the vendor dataset's name; that
 # dataset's generated tool is `vendor_limit_pools` (its spec's `tool`).
 DERIVED_POOLS_TOOL = limit_pools.SCHEMA.name
-PoolKind = Annotated[
-    Literal["up", "down", "broken"],
-    Field(
-        description="up: closed at the limit-up price; down: at the limit-down price; "
-        "broken: touched the limit-up price and closed below it."
-    ),
-]
 
 
 def _schema(model: type[Envelope]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query
 from fastapi.exceptions import RequestValidationError
@@ -24,7 +24,8 @@ from pitlake import __version__
 from pitlake.envelope import Result
 from pitlake.lake.catalog import Catalog
 from pitlake.read.lake import Lake
-from pitlake.serve.api import formats
+from pitlake.schemas.query import LimitsQuery, MarketQuery
+from pitlake.serve.api import formats, surfaces
 from pitlake.serve.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
 from pitlake.serve.api.docs import install_docs
 from pitlake.serve.api.errors import NeverFiveHundred, validation_error_handler
@@ -107,13 +108,8 @@ Day = Annotated[
 ]
 
 
-PoolKind = Annotated[
-    Literal["up", "down", "broken"],
-    Query(
-        description="up: closed at the limit-up price; down: at the limit-down price; "
-        "broken: touched the limit-up price and closed below it."
-    ),
-]
+_KIND = LimitsQuery.model_fields["kind"]  # the choices and their text, declared once
+PoolKind = Annotated[_KIND.annotation, Query(description=_KIND.description)]
 
 
 def _symbols(symbol: list[str] | None, symbols: str | None) -> list[str] | None:
@@ -160,14 +156,14 @@ def _router(service: QueryService) -> APIRouter:
             )
         )
 
-    @r.get("/market", response_model=Envelope, summary="The market of one session, derived")
+    @r.get("/market", response_model=Envelope, summary=surfaces.summary(MarketQuery))
     def market(date: Day = None, as_of: AsOf = None, x_pitlake_pin: Pin = None) -> Response:
         """Breadth (advancers, decliners, unchanged, turnover in CNY) and the sizes of the
         limit-up / limit-down / broken pools and the ladder of one session, derived from the
         bars known at the as-of. `effective_trade_date` / `date_status` say which session."""
         return respond(service.market(date=date, as_of=as_of, pin=x_pitlake_pin))
 
-    @r.get("/limits", response_model=Envelope, summary="A limit pool with its ladder, derived")
+    @r.get("/limits", response_model=Envelope, summary=surfaces.summary(LimitsQuery))
     def limits(
         date: Day = None,
         kind: PoolKind = "up",

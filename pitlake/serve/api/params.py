@@ -13,11 +13,14 @@ from datetime import datetime
 from pitlake import schemas
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import parse_cutoff
+from pitlake.serve.api.surfaces import DERIVED
 
 # Datasets a query can name (the CLI's DATASET, the snapshot's `datasets`), canonical spelling.
-# A dataset whose spec names its question otherwise is asked by that name (universe).
+# A dataset whose spec names its question otherwise is asked by that name (universe); the
+# reads derived from several datasets (market, limits) and the compositions follow.
 QUERY_DATASETS: tuple[str, ...] = (
     *(schemas.SCHEMAS[d].asked_as for d in schemas.QUERY_DATASETS),
+    *DERIVED,
     "snapshot",
     "status",
 )

@@ -8,15 +8,20 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any, get_args
 
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from pitlake.schemas import QUERY_DATASETS, SCHEMAS, Dataset
-from pitlake.schemas.query import Query
+from pitlake.schemas.query import DerivedQuery, LimitsQuery, MarketQuery, Query
 
 # Every dataset with a query model, in registry order.
 QUERIES: tuple[Dataset, ...] = tuple(
     SCHEMAS[d] for d in QUERY_DATASETS if SCHEMAS[d].query is not None
 )
+# Reads derived from several datasets (pitlake.read.market), by their name on every surface
+# but MCP (Lake's method, the HTTP path, the CLI word); MCP names them for the task
+# (market_overview, limit_pools).
+DERIVED: dict[str, type[DerivedQuery]] = {"market": MarketQuery, "limits": LimitsQuery}
 # Fields taking several values: also spelled once per value (HTTP `symbol=A&symbol=B`, the
 # CLI's `--symbol A --symbol B`), beside the comma-separated plural.
 ONE_AT_A_TIME: dict[str, str] = {"symbols": "symbol", "periods": "period"}
@@ -46,12 +51,15 @@ def by_name(asked: str) -> Dataset:
     raise KeyError(asked)
 
 
-def summary(spec: Dataset) -> str:
-    return (model(spec).__doc__ or spec.name).strip().split("\n\n")[0]
+def summary(spec: Dataset | type[BaseModel]) -> str:
+    """The read's one-line summary (its model's first paragraph)."""
+    asked, fallback = (spec, spec.__name__) if isinstance(spec, type) else (model(spec), spec.name)
+    return (asked.__doc__ or fallback).strip().split("\n\n")[0]
 
 
-def description(spec: Dataset) -> str:
-    parts = (model(spec).__doc__ or "").strip().split("\n\n", 1)
+def description(spec: Dataset | type[BaseModel]) -> str:
+    asked = spec if isinstance(spec, type) else model(spec)
+    parts = (asked.__doc__ or "").strip().split("\n\n", 1)
     return parts[1] if len(parts) > 1 else ""
 
 

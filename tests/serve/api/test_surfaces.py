@@ -1,6 +1,7 @@
 """Every query surface is generated from the dataset's query model (issue 15 item 3): for every
 dataset with one, `Lake`'s method, the HTTP route (OpenAPI), the MCP tool and the CLI options
-take the same parameters, in the same order, with the same defaults. Any drift fails here."""
+take the same parameters, in the same order, with the same defaults. Any drift fails here.
+The reads derived from several datasets (market, limits; issue 18) likewise, from theirs."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ import pytest
 import typer.main
 from fastmcp import Client
 from pitlake.schemas import SCHEMAS, Dataset, Kind
+from pitlake.schemas.query import choices
 
+from pitlake import limits
 from pitlake.cli import app as cli_app
 from pitlake.commands import query_options
 from pitlake.read.lake import Lake
-from pitlake.serve.api import surfaces
+from pitlake.serve.api import params, surfaces
 from pitlake.serve.api.app import create_app
 from pitlake.serve.mcp import create_server
 
@@ -107,3 +110,57 @@ def test_cli_options_are_the_model_parameters() -> None:
             got = options[name].default
             assert got == (None if default == REQUIRED else default), (spec.name, name)
             assert query_options.flag(name) in options[name].opts
+
+
+# The reads derived from several datasets (issue 18): each surface takes its model's fields.
+DERIVED_TOOLS = {"market": "market_overview", "limits": "limit_pools"}
+
+
+def derived_expected(name: str) -> list[tuple[str, Any]]:
+    fields = surfaces.DERIVED[name].model_fields
+    return [(n, REQUIRED if f.is_required() else f.default) for n, f in fields.items()]
+
+
+def test_every_derived_read_is_on_every_surface() -> None:
+    assert set(DERIVED_TOOLS) == set(surfaces.DERIVED)
+    assert set(surfaces.DERIVED) <= set(params.QUERY_DATASETS)  # a `pitlake query` word
+    pools = surfaces.DERIVED["limits"]
+    assert choices(pools, "kind") == limits.POOLS  # the rule's pools, declared once
+
+
+@pytest.mark.parametrize("name", sorted(surfaces.DERIVED))
+def test_derived_reads_take_their_model_parameters_everywhere(
+    name: str, openapi: dict[str, Any], lake_dir: Path
+) -> None:
+    want = derived_expected(name)
+    method = getattr(Lake, name)
+    got = [
+        (p.name, REQUIRED if p.default is inspect.Parameter.empty else p.default)
+        for p in inspect.signature(method).parameters.values()
+        if p.name != "self"
+    ]
+    assert got == want
+    op = openapi["paths"][f"/v1/{name}"]["get"]
+    http = [(p["name"], p["schema"].get("default")) for p in op["parameters"]]
+    assert [p for p in http if p[0] not in NOT_FIELDS] == want
+    assert op["summary"] == surfaces.summary(surfaces.DERIVED[name])
+
+    async def go() -> Any:
+        async with Client(create_server(lake_dir)) as client:
+            return {t.name: t for t in await client.list_tools()}
+
+    schema = asyncio.run(go())[DERIVED_TOOLS[name]].input_schema
+    assert [(n, p.get("default")) for n, p in schema["properties"].items()] == want
+    if "kind" in dict(want):  # the same choices on both wires
+        kinds = list(choices(surfaces.DERIVED[name], "kind"))
+        assert schema["properties"]["kind"]["enum"] == kinds
+        assert next(p for p in op["parameters"] if p["name"] == "kind")["schema"]["enum"] == kinds
+    command = typer.main.get_command(cli_app).commands["query"]  # type: ignore[attr-defined]
+    options = {p.name: p for p in command.params}
+    assert query_options.APPLIES[name] == {n for n, _ in want}
+    order = [n for n in options if n in query_options.FIELDS]
+    assert [n for n in order if n in dict(want)] == [n for n, _ in want]
+    for field, default in want:
+        assert (
+            options[field].default == default and query_options.flag(field) in options[field].opts
+        )
