@@ -90,8 +90,7 @@ def limit_ratios(
         return np.full(n, np.nan)
     codes, uniques = pd.factorize(frame["symbol"], use_na_sentinel=True)
     uniques = pd.Index(uniques, dtype=object)
-    pad = np.full((1, 3), np.nan)
-    per_row = np.vstack([_LIMITS.lookup(uniques), pad])[codes]
+    per_code = np.vstack([_LIMITS.lookup(uniques), np.full((1, 3), np.nan)])
     if isinstance(st_symbols, Mapping):
         st_set: set[str] = set()
         is_st = np.zeros(n, dtype=bool)
@@ -108,9 +107,12 @@ def limit_ratios(
         names = frame["name"].astype("string")
         is_st |= names.isin(st_set).fillna(False).to_numpy(dtype=bool)
         is_st |= names.str.contains(ST_NAME).fillna(False).to_numpy(dtype=bool)
-    before_change = day < np.datetime64(sym.ST_LIMIT_ENDS, "s")
-    st_limit = np.where(before_change, per_row[:, 1], per_row[:, 2])
-    limit = np.where(is_st, st_limit, per_row[:, 0])
+    limit = per_code[:, 0][codes]
+    if is_st.any():  # the ST ratio only where it applies: most rows of a history are not ST
+        rows = np.flatnonzero(is_st)
+        before_change = day[rows] < np.datetime64(sym.ST_LIMIT_ENDS, "s")
+        st_code = codes[rows]
+        limit[rows] = np.where(before_change, per_code[st_code, 1], per_code[st_code, 2])
     if new_listings:
         if isinstance(new_listings, Mapping):  # symbol → first trading day: exempt that day
             first = np.array(
@@ -151,11 +153,45 @@ def limit_prices(pre_close: np.ndarray, ratio: np.ndarray) -> tuple[np.ndarray, 
 def _numbers(frame: pd.DataFrame, col: str) -> np.ndarray:
     if col not in frame.columns:
         return np.full(len(frame), np.nan)
-    return pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    values = frame[col]
+    if values.dtype == np.float64:
+        return values.to_numpy()  # no copy: the common case, a float column
+    return pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
 
 
 def _days(col: pd.Series) -> np.ndarray:
-    return pd.to_datetime(col).to_numpy().astype("datetime64[D]").astype("datetime64[s]")
+    """Each row's day as datetime64[D] (an instant or a date at midnight is its day)."""
+    values = col.to_numpy() if col.dtype.kind == "M" else pd.to_datetime(col).to_numpy()
+    return values.astype("datetime64[D]")
+
+
+def _codes(symbols: pd.Series) -> np.ndarray:
+    """Integer codes of the symbols (a categorical's own codes: no hashing of 24M strings)."""
+    if isinstance(symbols.dtype, pd.CategoricalDtype):
+        return np.asarray(symbols.cat.codes)
+    return pd.factorize(symbols)[0]
+
+
+def _symbol_date_order(codes: np.ndarray, day: np.ndarray) -> np.ndarray | None:
+    """The permutation that sorts rows by symbol then date; None when they already are."""
+    if len(codes) < 2:
+        return None
+    same = codes[1:] == codes[:-1]
+    if np.all((codes[1:] > codes[:-1]) | (same & (day[1:] > day[:-1]))):
+        return None
+    return np.lexsort((day, codes))
+
+
+def _previous_close(close: np.ndarray, codes: np.ndarray, day: np.ndarray) -> np.ndarray:
+    """Per row: the code's close on its previous row in `bars` (NaN on its first)."""
+    order = _symbol_date_order(codes, day)
+    idx = np.arange(len(close)) if order is None else order
+    c = codes[idx]
+    prev = np.r_[np.nan, close[idx][:-1]]
+    prev[np.r_[True, c[1:] != c[:-1]]] = np.nan
+    out = np.empty_like(prev)
+    out[idx] = prev
+    return out
 
 
 def classify(
@@ -165,24 +201,18 @@ def classify(
     authority: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Each bar with its `up_limit`, `down_limit` and `pool` (a categorical of POOLS; NaN:
-    in no pool), sorted by symbol then date. `authority` (symbol, trade_date, up_limit,
+    in no pool), in the bars' own order. `authority` (symbol, trade_date, up_limit,
     down_limit: the vendor's published limits) wins where it has a price; elsewhere the
     rule's. `pre_close` missing → the code's previous close in `bars`."""
-    if bars.empty:
-        out = bars.reset_index(drop=True).copy()
+    out = bars.reset_index(drop=True)
+    if out.empty:
         return out.assign(up_limit=np.nan, down_limit=np.nan, pool=pd.Categorical([], POOLS))
-    codes, _ = pd.factorize(bars["symbol"])
-    day = _days(bars["trade_date"])
-    order = np.lexsort((day, codes))
-    out = bars.iloc[order].reset_index(drop=True)
-    day, codes = day[order], codes[order]
+    day = _days(out["trade_date"])
+    close = _numbers(out, "close")
     pre = _numbers(out, "pre_close")
     missing = np.isnan(pre) | (pre <= 0)
     if missing.any():
-        close_all = _numbers(out, "close")
-        prev = np.r_[np.nan, close_all[:-1]]
-        prev[np.r_[True, codes[1:] != codes[:-1]]] = np.nan
-        pre = np.where(missing, prev, pre)
+        pre = np.where(missing, _previous_close(close, _codes(out["symbol"]), day), pre)
     ratio = limit_ratios(out, day, st_symbols, new_listings)
     up, down = limit_prices(pre, ratio)
     if authority is not None and not authority.empty:
@@ -190,7 +220,7 @@ def classify(
         given = out[key].merge(authority[[*key, "up_limit", "down_limit"]], on=key, how="left")
         up = np.where(given["up_limit"].notna(), given["up_limit"].to_numpy(float), up)
         down = np.where(given["down_limit"].notna(), given["down_limit"].to_numpy(float), down)
-    close, high, volume = _numbers(out, "close"), _numbers(out, "high"), _numbers(out, "volume")
+    high, volume = _numbers(out, "high"), _numbers(out, "volume")
     traded = ~np.isnan(close) & ~(volume <= 0)
     with np.errstate(invalid="ignore"):
         # a price past a limit proves no limit applied that day (a new listing's first days)
@@ -199,36 +229,49 @@ def classify(
         at_up = traded & (np.abs(close - up) < HALF_TICK)
         at_down = traded & (np.abs(close - down) < HALF_TICK) & ~at_up
         touched = traded & (high > up - HALF_TICK) & ~at_up
-    which = np.select([at_up, at_down, touched], [0, 1, 2], default=-1)
+    which = np.full(len(out), -1, dtype=np.int8)
+    which[touched] = 2
+    which[at_down] = 1
+    which[at_up] = 0
     pool = pd.Categorical.from_codes(which, categories=list(POOLS))
     return out.assign(up_limit=up, down_limit=down, pool=pool)
 
 
-def _runs(hit: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Per row: the length of the run of `hit` rows ending there (0 where not hit); a run
-    restarts where `start` is set."""
-    n = len(hit)
-    reset = ~hit | start
-    last = np.maximum.accumulate(np.where(reset, np.arange(n), 0))
-    total = np.cumsum(hit)
-    return np.where(hit, total - total[last] + hit[last], 0)
+def _runs(which: np.ndarray, new_code: np.ndarray) -> np.ndarray:
+    """Per row: how many rows in a row, ending there, are in the same pool of the same
+    code (0 for a row in no pool); one pass for every pool at once."""
+    n = len(which)
+    index = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+    start = new_code | np.r_[True, which[1:] != which[:-1]]
+    first = np.maximum.accumulate(np.where(start, index, 0))
+    return np.where(which >= 0, index - first + 1, 0)
 
 
 def ladder(classified: pd.DataFrame) -> pd.Series:
-    """Per row of `classify`'s frame: limit-up closes in a row ending there (up), limit-down
-    closes in a row (down), the run a broken board ended (broken), 0 elsewhere. The frame is
-    sorted by symbol then date (as `classify` returns it)."""
+    """Per row of `classify`'s frame (any order): limit-up closes in a row ending there
+    (up), limit-down closes in a row (down), the run a broken board ended (broken), 0
+    elsewhere; rows in a row are the code's own rows in date order."""
     if classified.empty:
         return pd.Series([], dtype="int64")
-    codes, _ = pd.factorize(classified["symbol"])
+    codes = _codes(classified["symbol"])
+    order = _symbol_date_order(codes, _days(classified["trade_date"]))
+    pool = classified["pool"]
+    if isinstance(pool.dtype, pd.CategoricalDtype) and list(pool.cat.categories) == list(POOLS):
+        which = np.asarray(pool.cat.codes)
+    else:
+        which = np.asarray(pd.Categorical(pool, categories=list(POOLS)).codes)
+    if order is not None:
+        codes, which = codes[order], which[order]
     new_code = np.r_[True, codes[1:] != codes[:-1]]
-    which = np.asarray(pd.Categorical(classified["pool"], categories=list(POOLS)).codes)
-    ups = _runs(which == 0, new_code)
-    downs = _runs(which == 1, new_code)
-    before = np.r_[0, ups[:-1]]
-    broken = (which == 2) & ~new_code
-    out = np.where(which == 0, ups, np.where(which == 1, downs, np.where(broken, before, 0)))
-    return pd.Series(out.astype("int64"), index=classified.index)
+    runs = _runs(which, new_code)
+    broken = which == 2  # a broken board: the up run it ended (the code's previous row)
+    ended = np.r_[0, np.where(which[:-1] == 0, runs[:-1], 0)]
+    runs = np.where(broken, np.where(new_code, 0, ended), runs)
+    if order is not None:
+        back = np.empty_like(runs)
+        back[order] = runs
+        runs = back
+    return pd.Series(runs.astype("int64"), index=classified.index)
 
 
 def breadth(bars: pd.DataFrame) -> dict[str, float | int]:

@@ -87,6 +87,9 @@ def _echo(raw: object) -> str:
     return s if len(s) <= _MAX_ECHO else s[:_MAX_ECHO] + "…"
 
 
+# A pure function of the six digits, asked for every board, limit and parse (three times a
+# code for a limit table): cached, a dict lookup instead of a scan of every prefix.
+@lru_cache(maxsize=1 << 16)
 def _lookup(code: str) -> tuple[Exchange, Board] | None:
     best: tuple[str, Exchange, Board] | None = None
     for prefix, ex, board in _PREFIXES:

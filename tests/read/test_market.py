@@ -225,3 +225,53 @@ def test_the_ladder_counts_runs_of_one_code(days: list[str]) -> None:
         run = run + 1 if kind == "up" else 0
         if kind == "up":
             assert n == run
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.sampled_from(["up", "down", "broken", "none"]), min_size=1, max_size=20),
+    st.randoms(use_true_random=False),
+)
+def test_the_ladder_does_not_depend_on_the_rows_order(days: list[str], rnd) -> None:
+    """Property: classify + ladder on shuffled rows of two codes give each (code, day) the
+    count they give on rows sorted by code and date (both orders are derived here)."""
+    rows = []
+    for code in ("600000.SH", "300750.SZ"):
+        pre = 10.0
+        ratio = 0.2 if code.startswith("3") else 0.1
+        for i, kind in enumerate(days if code[0] == "6" else days[::-1]):
+            up, down = limits.limit_prices([pre], [ratio])
+            close = {"up": up[0], "down": down[0], "broken": round(pre * 1.01, 2)}.get(
+                kind, round(pre * 0.99, 2)
+            )
+            high = up[0] if kind == "broken" else max(close, pre)
+            day = date(2025, 1, 2) + timedelta(days=i)
+            rows.append(
+                {
+                    "symbol": code,
+                    "trade_date": day,
+                    "high": high,
+                    "close": close,
+                    "pre_close": pre,
+                    "volume": 100.0,
+                }
+            )
+            pre = close
+    ordered = pd.DataFrame(rows)
+    shuffled = ordered.sample(frac=1.0, random_state=rnd.randint(0, 2**31)).reset_index(drop=True)
+
+    def counts(frame: pd.DataFrame) -> dict[tuple[str, date], tuple[str, int]]:
+        c = limits.classify(frame)
+        n = limits.ladder(c)
+        return {
+            (s, d): (str(p), int(k))
+            for s, d, p, k in zip(c["symbol"], c["trade_date"], c["pool"], n, strict=True)
+        }
+
+    want = counts(ordered)
+    assert counts(shuffled) == want
+    ups = [want[("600000.SH", date(2025, 1, 2) + timedelta(days=i))] for i in range(len(days))]
+    run = 0
+    for kind, (pool, k) in zip(days, ups, strict=True):
+        run = run + 1 if kind == "up" else 0
+        assert pool == ("nan" if kind == "none" else kind) and (kind != "up" or k == run)
