@@ -88,38 +88,65 @@ def universe_facts(
     return st, first
 
 
+def _frame(table: pa.Table, cols: list[str]) -> pd.DataFrame:
+    """Arrow → pandas for the derivation, codes as a categorical and days as datetime64:
+    hashing strings and comparing date objects cost most of a warm read (`_answer_frame`
+    turns them back)."""
+    if not table.num_rows:
+        return pd.DataFrame(columns=cols)
+    out = table.select(cols)
+    for name, convert in (
+        ("symbol", lambda c: c.dictionary_encode()),
+        ("trade_date", lambda c: c.cast(pa.timestamp("s"))),
+    ):
+        i = out.schema.get_field_index(name)
+        out = out.set_column(i, name, convert(out.column(name)))
+    return out.to_pandas()
+
+
 def _bars(lake: Lake, lo: date, hi: date, ask: Ask) -> pd.DataFrame:
     table, _ = scans.read_latest(lake, quotes.SCHEMA, None, lo, hi, ask)
-    return (
-        table.select(BAR_COLUMNS).to_pandas()
-        if table.num_rows
-        else pd.DataFrame(columns=BAR_COLUMNS)
-    )
+    return _frame(table, BAR_COLUMNS)
 
 
 def _authority(lake: Lake, lo: date, hi: date, ask: Ask) -> pd.DataFrame:
     table, _ = scans.read_latest(lake, limit_prices.SCHEMA, None, lo, hi, ask)
-    cols = ["symbol", "trade_date", "up_limit", "down_limit"]
-    return table.select(cols).to_pandas() if table.num_rows else pd.DataFrame(columns=cols)
+    return _frame(table, ["symbol", "trade_date", "up_limit", "down_limit"])
+
+
+def _answer_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The derivation's frame in the answer's types: codes as strings, sessions as dates."""
+    return frame.assign(
+        symbol=frame["symbol"].astype(str),
+        trade_date=pd.to_datetime(frame["trade_date"]).dt.date,
+    )
+
+
+def _window_start(lake: Lake, day: date, back: int) -> date:
+    lo = day
+    for _ in range(back):
+        lo = lake.trading_calendar.previous_session(lo)
+    return lo
 
 
 def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
     """Every bar of `day` classified (pool, limit prices) with its ladder count, from the
     bars, limit prices and names known at the cutoff; sessions after `day` never counted."""
-    cal = lake.trading_calendar
     back = LADDER_SESSIONS
     while True:
-        lo = day
-        for _ in range(back):
-            lo = cal.previous_session(lo)
+        lo = _window_start(lake, day, back)
         bars = _bars(lake, lo, day, ask)
         st, listed = universe_facts(lake, ask, lo, day)
         st = st | st_symbols(lake, ask, lo, day)
         classified = rule.classify(bars, st, listed, _authority(lake, lo, day, ask))
         classified["consecutive"] = rule.ladder(classified)
-        today = classified[classified["trade_date"] == day].reset_index(drop=True)
-        seen = classified.groupby("symbol", sort=False).size()
-        span = today["symbol"].map(seen).to_numpy() - (today["pool"] == rule.BROKEN).to_numpy()
+        on_day = pd.to_datetime(classified["trade_date"]) == pd.Timestamp(day)
+        today = classified[on_day].reset_index(drop=True)
+        seen = classified["symbol"].astype(object).value_counts()
+        span = (
+            seen.reindex(today["symbol"].astype(object)).to_numpy()
+            - (today["pool"] == rule.BROKEN).to_numpy()
+        )
         runs = today["consecutive"].to_numpy()
         reaches_back = today["pool"].notna().to_numpy() & (runs > 0) & (runs >= span)
         if not reaches_back.any() or back >= MAX_LADDER_SESSIONS:
@@ -133,6 +160,11 @@ def _base(lake: Lake, day: Any, as_of: Any) -> tuple[Ask, Result]:
     ask = lake.ask(as_of)
     start, end = arguments.one_session(day, None, None)
     win = arguments.window(start, end, ask, lake.trading_calendar)
+    if win.sessions:  # the ladder's window and the session in one scan, not two (kept days)
+        lo = _window_start(lake, win.target, LADDER_SESSIONS)
+        files = lake.store.files(quotes.SCHEMA.name, scans.years(lo, win.target))
+        if files:
+            scans.window_slices(lake, quotes.SCHEMA, files, lo, win.target)
     return ask, trade_dated.answer(lake, quotes.SCHEMA, None, win, ask)
 
 
@@ -207,7 +239,7 @@ def pools(lake: Lake, day: Any = None, *, kind: Any = rule.UP, as_of: Any = None
     found = found[found["pool"] == chosen].sort_values(
         ["consecutive", "symbol"], ascending=[False, True], kind="stable"
     )
-    frame = found.reindex(columns=POOL_COLUMNS)
+    frame = _answer_frame(found).reindex(columns=POOL_COLUMNS)
     frame["consecutive"] = frame["consecutive"].astype("int64")
     frame["pool"] = frame["pool"].astype(object)
     table = pa.Table.from_pandas(frame, preserve_index=False)

@@ -8,7 +8,7 @@ as_ingested)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 SMALL_READ_CELLS = 20_000
 # Reads of at most this many symbols touch a row group or two per year: one DuckDB thread.
 POINT_READ_SYMBOLS = 4
+# Whole-market reads of at most this many calendar days are served from the kept days
+# (session_slices.py): a session's cross-section, the market's ladder window.
+KEPT_WINDOW_DAYS = 45
 
 HiddenPairs = set[tuple[str, date]]
 
@@ -74,6 +77,10 @@ def read_latest(
     if symbols:
         where.append(f"{col('symbol')} IN {p.in_list(symbols)}")
     files = lake.store.files(schema.name, years(lo, hi))
+    if not symbols and files and (hi - lo).days < KEPT_WINDOW_DAYS:
+        kept = window_slices(lake, schema, files, lo, hi)
+        if kept is not None:
+            return read_latest_kept(schema, kept, None, ask)
     if symbols and len(symbols) * ((hi - lo).days + 1) <= SMALL_READ_CELLS and files:
         seen = " AND ".join(visible(p, ask.cutoff, ask.as_ingested))
         point = len(symbols) <= POINT_READ_SYMBOLS
@@ -119,16 +126,22 @@ def read_latest_small(
 
 
 def read_latest_kept(
-    schema: Dataset, kept: pa.Table, symbols: list[str], ask: Ask
+    schema: Dataset, kept: pa.Table, symbols: list[str] | None, ask: Ask
 ) -> tuple[pa.Table, HiddenPairs]:
-    """`read_latest_small` over one session's kept rows (`session_slice`), in Arrow: the
-    symbols asked, split by the same visibility rule as `visible()` (known_at <= cutoff,
-    and ingested_at <= as_ingested when given; a NULL instant is neither shown nor
-    hidden, as in SQL), sorted by key then version, the newest version per key kept.
-    A statement over the registered table cost ~20 ms of planning for a few rows."""
+    """`read_latest_small` over kept rows (`session_slice`, `window_slices`), in Arrow: the
+    symbols asked (None: the whole market, whose hidden pairs are scoped WHOLE_MARKET, as
+    `hidden_pairs` scopes them), split by the same visibility rule as `visible()`
+    (known_at <= cutoff, and ingested_at <= as_ingested when given; a NULL instant is
+    neither shown nor hidden, as in SQL), sorted by key then version, the newest version
+    per key kept. A statement over the registered table cost ~20 ms of planning for a few
+    rows."""
     date_col = schema.date_column
     assert date_col is not None
-    asked = kept.filter(pc.is_in(kept.column("symbol"), value_set=pa.array(symbols)))
+    asked = (
+        kept
+        if symbols is None
+        else kept.filter(pc.is_in(kept.column("symbol"), value_set=pa.array(symbols)))
+    )
 
     def at_or_before(name: str, instant: datetime) -> pa.ChunkedArray:
         column = asked.column(name)
@@ -137,12 +150,53 @@ def read_latest_kept(
     shown = at_or_before("known_at", ask.cutoff)
     if ask.as_ingested is not None:
         shown = pc.and_kleene(shown, at_or_before("ingested_at", ask.as_ingested))
-    hidden_pairs = _pairs(asked.filter(pc.invert(shown)), date_col)
+    not_shown = asked.filter(pc.invert(shown))
+    if symbols is None:
+        days = pc.unique(not_shown.column(date_col)).to_pylist()
+        hidden_pairs = {(WHOLE_MARKET, d) for d in days}
+    else:
+        hidden_pairs = _pairs(not_shown, date_col)
     table = asked.filter(shown)
-    if table.num_rows > 1:
+    if table.num_rows > 1 and date_col not in schema.key:
+        # kept days are each sorted by key then version (kept_order), so a key's versions
+        # are neighbours already when the date is part of the key; otherwise sort them
         order = [*schema.key, "known_at", "ingested_at"]
         table = table.sort_by([(c, "ascending") for c in dict.fromkeys(order)])
     return newest_per_key(schema, table), hidden_pairs
+
+
+def kept_order(schema: Dataset) -> str:
+    """The order kept days are stored in: by day, then key, then version (oldest first)."""
+    date_col = schema.date_column
+    assert date_col is not None
+    return ", ".join(
+        col(c) for c in dict.fromkeys([date_col, *schema.key, "known_at", "ingested_at"])
+    )
+
+
+def window_slices(
+    lake: Lake, schema: Dataset, files: list[Any], lo: date, hi: date
+) -> pa.Table | None:
+    """Every stored version of the days lo..hi in these files (no cutoff applied), kept
+    per day and file identity, the missing days read by one scan; None for files without
+    a local identity."""
+    date_col = schema.date_column
+    assert date_col is not None
+    days = [lo + timedelta(days=i) for i in range((hi - lo).days + 1)]
+
+    def read(missing: list[date]) -> pa.Table:
+        p = Params()
+        between = f"{col(date_col)} BETWEEN {p.add(min(missing))} AND {p.add(max(missing))}"
+        sql = f"SELECT * FROM {lake.reader.source(files, p)} WHERE {between} ORDER BY {kept_order(schema)}"
+        return lake.reader.table(sql, p)
+
+    found = lake.sessions.get_days(schema.name, days, files, read, date_col)
+    if found is None:
+        return None
+    parts = [found[d] for d in days if found[d].num_rows]
+    if not parts:
+        return empty_table(schema)
+    return pa.concat_tables(parts, promote_options="default") if len(parts) > 1 else parts[0]
 
 
 def session_slice(lake: Lake, schema: Dataset, files: list[Any], day: date) -> pa.Table | None:
@@ -153,7 +207,10 @@ def session_slice(lake: Lake, schema: Dataset, files: list[Any], day: date) -> p
 
     def read() -> pa.Table:
         p = Params()
-        sql = f"SELECT * FROM {lake.reader.source(files, p)} WHERE {col(date_col)} = {p.add(day)}"
+        sql = (
+            f"SELECT * FROM {lake.reader.source(files, p)} WHERE {col(date_col)} = {p.add(day)} "
+            f"ORDER BY {kept_order(schema)}"
+        )
         return lake.reader.table(sql, p)
 
     return lake.sessions.get(schema.name, day, files, read)

@@ -1,4 +1,4 @@
-"""Every stored version of one session, read once per file identity.
+"""Every stored version of a session, read once per file identity.
 
 A year file is sorted by symbol, so a handful of symbols spread over the market on one
 session (a snapshot's quotes) touch every row group: the scan decompresses the whole year's
@@ -6,7 +6,10 @@ price columns to keep 50 rows (measured ~300 ms on 5,000 symbols × 243 sessions
 as the whole session). The session's rows — all versions, every column, no cutoff applied —
 are a fact of the immutable files, so they are kept per (files' path, size, mtime, inode):
 a rewritten partition has another identity and is read again. The point-in-time rules are
-still applied per request, by the same SQL over the kept rows; answers are never cached.
+still applied per request, by the same rule over the kept rows; answers are never cached.
+
+Whole-market reads of a few weeks (the market's ladder window, a session's cross-section)
+keep one slice per calendar day too, the missing days read by one scan and split.
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-# Sessions kept per Lake: a session of 5,000 quotes is ~1 MB in Arrow.
-MAX_SLICES = 16
+# Sessions kept per Lake: a session of 5,000 quotes is ~1 MB in Arrow; a day without rows
+# (a weekend in a kept window) costs nothing, so the bound that matters is the bytes.
+MAX_SLICES = 512
+MAX_BYTES = 256 * 1024 * 1024
 
 FileIdentity = tuple[str, int, int, int]
 
@@ -41,8 +47,10 @@ def file_identity(path: Any) -> FileIdentity | None:
 class SessionSlices:
     """A bounded LRU of one-session tables keyed by dataset, session and file identities."""
 
-    def __init__(self, max_slices: int = MAX_SLICES) -> None:
+    def __init__(self, max_slices: int = MAX_SLICES, max_bytes: int = MAX_BYTES) -> None:
         self._max = max_slices
+        self._max_bytes = max_bytes
+        self._bytes = 0
         self._slices: OrderedDict[tuple[Any, ...], pa.Table] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -55,24 +63,65 @@ class SessionSlices:
     ) -> pa.Table | None:
         """The session's stored rows (`read()` on a miss); None when a file has no local
         identity (an s3:// lake: the caller scans as before)."""
+        found = self.get_days(dataset, [day], files, lambda _days: read(), None)
+        return None if found is None else found[day]
+
+    def get_days(
+        self,
+        dataset: str,
+        days: Sequence[date],
+        files: Sequence[Any],
+        read: Callable[[list[date]], pa.Table],
+        date_column: str | None,
+    ) -> dict[date, pa.Table] | None:
+        """Each day's stored rows; the missing days come from one `read(missing)`, split by
+        `date_column` (None: a single day, the whole table). None when a file has no local
+        identity (an s3:// lake: the caller scans as before)."""
         ids = [file_identity(f) for f in files]
         if not ids or any(i is None for i in ids):
             return None
-        key = (dataset, day, tuple(ids))
+        keys = {d: (dataset, d, tuple(ids)) for d in days}
+        found: dict[date, pa.Table] = {}
         with self._lock:
-            found = self._slices.get(key)
-            if found is not None:
-                self._slices.move_to_end(key)
-                return found
-        table = read()
+            for d, key in keys.items():
+                kept = self._slices.get(key)
+                if kept is not None:
+                    self._slices.move_to_end(key)
+                    found[d] = kept
+        missing = [d for d in days if d not in found]
+        if not missing:
+            return found
+        table = read(missing)
+        fresh = (
+            {missing[0]: table}
+            if date_column is None or len(missing) == 1
+            else split_by_day(table, date_column, missing)
+        )
+        found.update(fresh)
         if [file_identity(f) for f in files] != ids:
-            return table  # rewritten while read: serve it, keep nothing
+            return found  # rewritten while read: serve it, keep nothing
         with self._lock:
-            self._slices[key] = table
-            self._slices.move_to_end(key)
-            while len(self._slices) > self._max:
-                self._slices.popitem(last=False)
-        return table
+            for d, part in fresh.items():
+                self._keep(keys[d], part)
+        return found
+
+    def _keep(self, key: tuple[Any, ...], table: pa.Table) -> None:
+        old = self._slices.pop(key, None)
+        if old is not None:
+            self._bytes -= old.nbytes
+        self._slices[key] = table
+        self._bytes += table.nbytes
+        while len(self._slices) > self._max or (
+            self._bytes > self._max_bytes and len(self._slices) > 1
+        ):
+            _, dropped = self._slices.popitem(last=False)
+            self._bytes -= dropped.nbytes
 
     def __len__(self) -> int:
         return len(self._slices)
+
+
+def split_by_day(table: pa.Table, date_column: str, days: Sequence[date]) -> dict[date, pa.Table]:
+    """The rows of each day (a day without rows gets an empty table)."""
+    column = table.column(date_column)
+    return {d: table.filter(pc.equal(column, pa.scalar(d, type=column.type))) for d in days}
