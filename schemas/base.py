@@ -104,6 +104,12 @@ class StateView:
     fields: tuple[pa.Field, ...]
     view: Callable[[pd.DataFrame, date, Any], pd.DataFrame]
     check: Callable[[Any], Any]
+    # The gate's columns for a whole window at once: (symbol → the days among `days` it
+    # was ST, symbol → its first trading day when that is one of them); None: `view` per day.
+    gate_days: (
+        Callable[[pd.DataFrame, Sequence[date]], tuple[dict[str, frozenset[date]], dict[str, date]]]
+        | None
+    ) = None
 
     @property
     def arrow_schema(self) -> pa.Schema:

@@ -45,6 +45,12 @@ def day_states(
             rows = rows_by(env.store, reader, spec, max(days), None)
         finally:
             reader.close()
+        if spec.state.gate_days is not None:  # the whole window at once
+            st_days, first_days = spec.state.gate_days(rows, days)
+            for s, on in st_days.items():
+                st.setdefault(s, set()).update(on)
+            listed.update(first_days)
+            continue
         for d in days:
             view = spec.state.view(rows, d, None)
             for s in view.loc[view["is_st"], "symbol"]:

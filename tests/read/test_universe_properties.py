@@ -94,3 +94,64 @@ def test_delisted_before_not_after_and_nothing_after_the_cutoff(
                     assert all(datetime.fromisoformat(d["known_at"]) <= cutoff for d in r.data)
         finally:
             catalog.close()
+
+
+def _interval(draw, first: date) -> tuple[date, date | None]:
+    start = first + timedelta(days=draw(st.integers(0, 60)))
+    length = draw(st.one_of(st.none(), st.integers(-2, 40)))  # a negative length: garbage
+    return start, (None if length is None else start + timedelta(days=length))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_the_gates_window_of_states_is_the_view_day_by_day(data) -> None:
+    """`gate_states` (interval arithmetic over a whole window) says what `universe_at` says
+    day by day: each code's ST days while listed, and its first trading day in the window."""
+    from pitlake.schemas.securities import ST, gate_states, universe_at
+
+    first = date(2025, 4, 1)
+    rows = []
+    for code in ("600000.SH", "600001.SH", "300750.SZ"):
+        for attribute in data.draw(st.lists(st.sampled_from(["listing", ST]), max_size=5)):
+            start, end = _interval(data.draw, first)
+            rows.append(
+                {
+                    "symbol": code,
+                    "attribute": attribute,
+                    "start_date": start,
+                    "end_date": end,
+                    "name": None,
+                    "board": "main",
+                    "exchange": code[-2:],
+                    "source": "tushare",
+                    "known_at": FAR,
+                }
+            )
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "symbol",
+            "attribute",
+            "start_date",
+            "end_date",
+            "name",
+            "board",
+            "exchange",
+            "source",
+            "known_at",
+        ],
+    )
+    frame = frame.drop_duplicates(["symbol", "attribute", "start_date"], keep="last")
+    days = data.draw(st.lists(st.sampled_from(DAYS[:45]), min_size=1, max_size=30, unique=True))
+    want_st: dict[str, set[date]] = {}
+    want_first: dict[str, date] = {}
+    for d in sorted(days):
+        view = universe_at(frame, d)
+        for s in view.loc[view["is_st"].astype(bool), "symbol"]:
+            want_st.setdefault(s, set()).add(d)
+        for s, listed in zip(view["symbol"], view["list_date"], strict=True):
+            if listed in set(days):
+                want_first[s] = listed
+    got_st, got_first = gate_states(frame, days)
+    assert got_st == {s: frozenset(v) for s, v in want_st.items()}
+    assert got_first == want_first
