@@ -102,18 +102,38 @@ def _interval(draw, first: date) -> tuple[date, date | None]:
     return start, (None if length is None else start + timedelta(days=length))
 
 
+def _listings(draw) -> list[tuple[date, date | None]]:
+    """A code's listings: one after another (a delisting, then a re-listing), never two at
+    once, as the exchanges list a code; and now and then a garbage interval (end before
+    start) that is never in force."""
+    out: list[tuple[date, date | None]] = []
+    after = date(2025, 4, 1)
+    for _ in range(draw(st.integers(0, 2))):
+        start, end = _interval(draw, after)
+        if end is not None and end < start:
+            out.append((start, end))  # garbage: in force on no day
+            continue
+        out.append((start, end))
+        if end is None:
+            break
+        after = end + timedelta(days=1)
+    return out
+
+
 @SETTINGS
 @given(data=st.data())
 def test_the_gates_window_of_states_is_the_view_day_by_day(data) -> None:
     """`gate_states` (interval arithmetic over a whole window) says what `universe_at` says
     day by day: each code's ST days while listed, and its first trading day in the window."""
-    from pitlake.schemas.securities import ST, gate_states, universe_at
+    from pitlake.schemas.securities import LISTING, ST, gate_states, universe_at
 
     first = date(2025, 4, 1)
     rows = []
     for code in ("600000.SH", "600001.SH", "300750.SZ"):
-        for attribute in data.draw(st.lists(st.sampled_from(["listing", ST]), max_size=5)):
-            start, end = _interval(data.draw, first)
+        spans = [(LISTING, *span) for span in _listings(data.draw)]
+        for _ in range(data.draw(st.integers(0, 3))):
+            spans.append((ST, *_interval(data.draw, first)))
+        for attribute, start, end in spans:
             rows.append(
                 {
                     "symbol": code,
