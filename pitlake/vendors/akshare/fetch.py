@@ -17,14 +17,9 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.errors import (
-    InvalidArgumentsError,
-    NoMarketDataError,
-    VendorError,
-    VendorNotConfiguredError,
-)
+from pitlake.errors import NoMarketDataError, VendorError
 from pitlake.schemas.dragon_tiger import FUTURE_COLUMN_MARKERS
-from pitlake.symbols import canonical
+from pitlake.vendors import fetching
 from pitlake.vendors.base import Fetcher, FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.parsing import require_columns
 
@@ -48,34 +43,8 @@ def drop_future_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=future) if future else frame
 
 
-def canonical_symbols(symbols: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for s in symbols:
-        c = canonical(s)
-        if c not in out:
-            out.append(c)
-    return out
-
-
 def per_symbol(req: FetchRequest) -> list[str]:
-    symbols = req.symbols or req.universe
-    if not symbols:
-        raise VendorNotConfiguredError(
-            f"akshare {req.dataset} are per symbol: give symbols or a universe", vendor=VENDOR
-        )
-    return canonical_symbols(symbols)
-
-
-def window(req: FetchRequest) -> tuple[date, date]:
-    first, last = req.first_day, req.last_day
-    if first is None or last is None:
-        raise InvalidArgumentsError(f"{req.dataset}: give trade_date, or both start and end")
-    return first, last
-
-
-def concat(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    frames = [f for f in frames if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return fetching.per_symbol(req, VENDOR)
 
 
 def extract(client: object, query: VendorQuery) -> pd.DataFrame:

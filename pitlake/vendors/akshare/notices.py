@@ -11,8 +11,9 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from pitlake.calendar import previous_session
-from pitlake.vendors.akshare.fetch import window, yyyymmdd
+from pitlake.vendors.akshare.fetch import yyyymmdd
 from pitlake.vendors.base import FetchRequest, VendorQuery
+from pitlake.vendors.fetching import window
 
 NOTICE_LIST = "stock_notice_report"
 NOTICE_KIND_ALL = "全部"

@@ -1,21 +1,23 @@
-"""What every Baostock fetcher shares: codes, the window, the reply check, per-symbol calls.
+"""What every Baostock fetcher shares: codes, the reply check, per-symbol calls.
 
 Baostock answers per security (`sh.600519`); a whole-market request is asked over the run's
 universe. An empty answer for one symbol among many contributes nothing; when no symbol has
 rows, the fetch is NoMarketDataError (`stamped`), never an empty frame passed off as data. A
-frame without the columns a fetcher reads is schema drift (a typed error).
+frame without the columns a fetcher reads is schema drift (a typed error). The request's window
+and the concatenation of the parts are every vendor's (`pitlake.vendors.fetching`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import date, datetime
 
 import pandas as pd
 
-from pitlake.errors import InvalidArgumentsError, NoMarketDataError, VendorNotConfiguredError
+from pitlake.errors import NoMarketDataError
 from pitlake.symbols import canonical, parse, to_vendor
+from pitlake.vendors import fetching
 from pitlake.vendors.base import Fetcher, FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.classify import check_reply
 from pitlake.vendors.parsing import require_columns
@@ -47,29 +49,7 @@ def require(frame: pd.DataFrame, columns: Iterable[str], endpoint: str) -> pd.Da
 
 def per_symbol(req: FetchRequest) -> list[str]:
     """The request's symbols (else its universe), canonical, those Baostock carries."""
-    symbols = req.symbols or req.universe
-    if not symbols:
-        raise VendorNotConfiguredError(
-            f"baostock {req.dataset} are per symbol: give symbols or a universe", vendor=VENDOR
-        )
-    out: list[str] = []
-    for s in symbols:
-        c = canonical(s)
-        if parse(c).exchange in SERVED_EXCHANGES and c not in out:
-            out.append(c)
-    return out
-
-
-def window(req: FetchRequest) -> tuple[date, date]:
-    first, last = req.first_day, req.last_day
-    if first is None or last is None:
-        raise InvalidArgumentsError(f"{req.dataset}: give trade_date, or both start and end")
-    return first, last
-
-
-def concat(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    frames = [f for f in frames if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return fetching.per_symbol(req, VENDOR, keep=lambda s: parse(s).exchange in SERVED_EXCHANGES)
 
 
 class BaostockFetcher(Fetcher):

@@ -11,16 +11,10 @@ from typing import ClassVar
 import pandas as pd
 
 from pitlake.symbols import to_vendor
-from pitlake.vendors.akshare.fetch import (
-    VENDOR,
-    AkshareFetcher,
-    concat,
-    per_symbol,
-    require,
-    window,
-)
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, per_symbol, require
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.change_points import factors_by_session
+from pitlake.vendors.fetching import concat, window
 
 SINA_BARS = "stock_zh_a_daily"
 SINA_FACTORS_ADJUST = "hfq-factor"

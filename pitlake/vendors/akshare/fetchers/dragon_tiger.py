@@ -19,13 +19,12 @@ from pitlake.symbols import to_vendor
 from pitlake.vendors.akshare.fetch import (
     VENDOR,
     AkshareFetcher,
-    canonical_symbols,
     drop_future_columns,
     require,
-    window,
     yyyymmdd,
 )
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
+from pitlake.vendors.fetching import canonical_symbols, window
 from pitlake.vendors.parsing import (
     garbled,
     parse_numbers,

@@ -21,16 +21,11 @@ from pitlake.errors import InvalidArgumentsError, VendorNotConfiguredError
 from pitlake.pit import is_quarter_end
 from pitlake.schemas.financials import STATEMENTS
 from pitlake.symbols import to_vendor
-from pitlake.vendors.akshare.fetch import (
-    VENDOR,
-    AkshareFetcher,
-    canonical_symbols,
-    concat,
-    require,
-)
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require
 from pitlake.vendors.akshare.fields import EM_REPORT_TYPE, EM_STATEMENT_MAPPED, statement_fields
 from pitlake.vendors.akshare.notices import NOTICE_LIST, notice_queries
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
+from pitlake.vendors.fetching import canonical_symbols, concat
 from pitlake.vendors.parsing import (
     garbled,
     parse_dates,

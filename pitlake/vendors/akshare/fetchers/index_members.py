@@ -20,8 +20,9 @@ import pandas as pd
 from pitlake.calendar import BEIJING
 from pitlake.errors import NoMarketDataError
 from pitlake.schemas.index_members import asked
-from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, concat, require, window
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import concat, window
 from pitlake.vendors.parsing import garbled, parse_dates, parse_numbers, parse_symbols
 
 WEIGHTS = "index_stock_cons_weight_csindex"

@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 
 from pitlake.schemas.index_quotes import asked
-from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, concat, require, window
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import concat, window
 from pitlake.vendors.parsing import parse_numbers, parse_required_dates
 
 INDEX_BARS = "stock_zh_index_daily"

@@ -22,16 +22,9 @@ import pyarrow as pa
 from pitlake.calendar import sessions_between
 from pitlake.errors import VendorError
 from pitlake.schemas.limit_pools import BROKEN, DOWN, SCHEMA, UP
-from pitlake.vendors.akshare.fetch import (
-    VENDOR,
-    AkshareFetcher,
-    canonical_symbols,
-    concat,
-    require,
-    window,
-    yyyymmdd,
-)
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require, yyyymmdd
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import canonical_symbols, concat, window
 from pitlake.vendors.parsing import parse_numbers, parse_session_times, symbol_or_none, text_or_none
 
 ZT, DT, ZB = "stock_zt_pool_em", "stock_zt_pool_dtgc_em", "stock_zt_pool_zbgc_em"

@@ -19,8 +19,9 @@ import pandas as pd
 
 from pitlake.pit import beijing_day_window, parse_vendor_time
 from pitlake.symbols import to_vendor
-from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, canonical_symbols, require
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import canonical_symbols
 from pitlake.vendors.news_id import headline, news_id
 from pitlake.vendors.parsing import text_or_none
 

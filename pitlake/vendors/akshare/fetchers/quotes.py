@@ -18,16 +18,9 @@ import pandas as pd
 from pitlake import units
 from pitlake.errors import NoMarketDataError, VendorError, VendorNotConfiguredError
 from pitlake.symbols import to_vendor
-from pitlake.vendors.akshare.fetch import (
-    VENDOR,
-    AkshareFetcher,
-    concat,
-    per_symbol,
-    require,
-    window,
-    yyyymmdd,
-)
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, per_symbol, require, yyyymmdd
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import concat, window
 from pitlake.vendors.parsing import check_unit_scale, parse_numbers, parse_required_dates
 
 log = logging.getLogger(__name__)

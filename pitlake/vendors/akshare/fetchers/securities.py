@@ -28,9 +28,10 @@ from pitlake.schemas.securities import (
     observed_rows,
     suspension_rows,
 )
-from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, window, yyyymmdd
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, yyyymmdd
 from pitlake.vendors.akshare.fetch import require as require_columns
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import window
 from pitlake.vendors.parsing import parse_dates, symbol_or_none, text_or_none
 
 SH_LIST = "stock_info_sh_name_code"

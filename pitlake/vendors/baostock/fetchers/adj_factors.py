@@ -20,14 +20,13 @@ from pitlake.vendors.baostock.fetch import (
     BaostockFetcher,
     bs_code,
     bs_date,
-    concat,
     per_symbol,
     require,
-    window,
 )
 from pitlake.vendors.baostock.fields import FACTOR_DATE, FACTOR_HISTORY_START, FACTOR_VALUE
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.change_points import factors_by_session
+from pitlake.vendors.fetching import concat, window
 
 ENDPOINT = "query_adjust_factor"
 

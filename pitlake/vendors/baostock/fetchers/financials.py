@@ -24,15 +24,7 @@ import pandas as pd
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import is_quarter_end, statutory_deadline
 from pitlake.schemas.financials import STATEMENTS
-from pitlake.vendors.baostock.fetch import (
-    VENDOR,
-    BaostockFetcher,
-    bs_code,
-    concat,
-    per_symbol,
-    require,
-    window,
-)
+from pitlake.vendors.baostock.fetch import VENDOR, BaostockFetcher, bs_code, per_symbol, require
 from pitlake.vendors.baostock.fields import (
     REPORT_TYPE,
     STATEMENT_DATES,
@@ -40,6 +32,7 @@ from pitlake.vendors.baostock.fields import (
     statement_fields,
 )
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
+from pitlake.vendors.fetching import concat, window
 from pitlake.vendors.parsing import garbled, parse_dates, parse_numbers, parse_required_dates
 
 QUARTER_ENDS = ((3, 31), (6, 30), (9, 30), (12, 31))

@@ -18,10 +18,8 @@ from pitlake.vendors.baostock.fetch import (
     BaostockFetcher,
     bs_code,
     bs_date,
-    concat,
     per_symbol,
     require,
-    window,
 )
 from pitlake.vendors.baostock.fields import (
     ADJUST_NONE,
@@ -31,6 +29,7 @@ from pitlake.vendors.baostock.fields import (
     TRADING,
 )
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import concat, window
 from pitlake.vendors.parsing import (
     check_unit_scale,
     garbled,
