@@ -14,25 +14,17 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import ClassVar
 
-import numpy as np
 import pandas as pd
 
-from pitlake.errors import InvalidArgumentsError, VendorNotConfiguredError
-from pitlake.pit import is_quarter_end
-from pitlake.schemas.financials import STATEMENTS
+from pitlake.errors import VendorNotConfiguredError
 from pitlake.symbols import to_vendor
 from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require
 from pitlake.vendors.akshare.fields import EM_REPORT_TYPE, EM_STATEMENT_MAPPED, statement_fields
 from pitlake.vendors.akshare.notices import NOTICE_LIST, notice_queries
-from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
+from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.fetching import canonical_symbols, concat
-from pitlake.vendors.parsing import (
-    garbled,
-    parse_dates,
-    parse_numbers,
-    parse_required_dates,
-    symbol_or_none,
-)
+from pitlake.vendors.parsing import symbol_or_none
+from pitlake.vendors.statement_rows import StatementColumns, chosen_statements, statement_rows
 
 log = logging.getLogger(__name__)
 
@@ -44,21 +36,11 @@ STATEMENT_ENDPOINTS: dict[str, str] = {
 STATEMENT_DATES = ("REPORT_DATE", "NOTICE_DATE", "UPDATE_DATE")
 
 
-def statements(req: FetchRequest) -> list[str]:
-    if req.statement is None:
-        return list(STATEMENTS)
-    if req.statement not in STATEMENT_ENDPOINTS:
-        raise InvalidArgumentsError(
-            f"unknown statement {req.statement!r}; expected one of {', '.join(STATEMENTS)}"
-        )
-    return [req.statement]
-
-
 def statement_queries(symbols: Sequence[str], req: FetchRequest) -> list[VendorQuery]:
     return [
         VendorQuery(STATEMENT_ENDPOINTS[st], {"symbol": to_vendor(s, "em_f10")}, symbol=s, tag=st)
         for s in symbols
-        for st in statements(req)
+        for st in chosen_statements(req, STATEMENT_ENDPOINTS)
     ]
 
 
@@ -78,43 +60,17 @@ def announcers(raws: Sequence[RawResponse]) -> list[str]:
     return out
 
 
-def statement_rows(raw: RawResponse) -> pd.DataFrame:
-    frame, endpoint, statement = raw.frame, raw.query.endpoint, raw.query.tag
-    require(frame, STATEMENT_DATES, endpoint)
-    if frame.empty:
-        return pd.DataFrame()
-    kw = {"vendor": VENDOR, "endpoint": endpoint}
-    periods = parse_required_dates(frame["REPORT_DATE"], column="REPORT_DATE", **kw)
-    off = ~periods.map(is_quarter_end).astype(bool)
-    if off.any():
-        raise garbled(f"REPORT_DATE {periods[off].iloc[0]} is not a quarter end", **kw)
-    mapping = statement_fields(statement)
-    out = pd.DataFrame(index=frame.index)
-    out["symbol"] = raw.query.symbol
-    out["statement"] = statement
-    out["report_period"] = periods
-    out["report_type"] = EM_REPORT_TYPE
-    # Missing stays missing (the known-at rule's documented fallback); garbled is an error.
-    out["ann_date"] = parse_dates(frame["NOTICE_DATE"], column="NOTICE_DATE", **kw)
-    out["revision_date"] = parse_dates(frame["UPDATE_DATE"], column="UPDATE_DATE", **kw)
-    out["update_flag"] = None
-    out["undated_revision"] = False
-    for vendor_field, item in mapping.items():
-        # Templates differ (banks, insurers): an item the template lacks is null, not drift.
-        out[item] = (
-            parse_numbers(frame[vendor_field], column=vendor_field, **kw)
-            if vendor_field in frame.columns
-            else np.nan
-        )
-    skip = set(EM_STATEMENT_MAPPED) | set(mapping)
-    extra_cols = sorted(c for c in frame.columns if c not in skip)
-    out["extra"] = [
-        json_text({c: json_cell(v) for c, v in rec.items()})
-        for rec in frame[extra_cols].to_dict("records")
-    ]
-    return out.drop_duplicates(
-        subset=["symbol", "statement", "report_period", "ann_date", "revision_date"]
-    )
+EM_STATEMENT = StatementColumns(
+    vendor=VENDOR,
+    required=STATEMENT_DATES,
+    period="REPORT_DATE",
+    announced="NOTICE_DATE",
+    revised="UPDATE_DATE",
+    mapped=EM_STATEMENT_MAPPED,
+    report_type=EM_REPORT_TYPE,
+    fields=statement_fields,
+    one_row_per_version=True,
+)
 
 
 class FinancialsFetcher(AkshareFetcher):
@@ -145,7 +101,9 @@ class FinancialsFetcher(AkshareFetcher):
         return raws
 
     def transform_data(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
-        return concat([statement_rows(r) for r in raws if r.query.endpoint != NOTICE_LIST])
+        return concat(
+            [statement_rows(r, EM_STATEMENT) for r in raws if r.query.endpoint != NOTICE_LIST]
+        )
 
 
 FETCHER = FinancialsFetcher

@@ -18,34 +18,21 @@ from __future__ import annotations
 from datetime import date
 from typing import ClassVar
 
-import numpy as np
 import pandas as pd
 
-from pitlake.errors import InvalidArgumentsError
-from pitlake.pit import is_quarter_end, statutory_deadline
-from pitlake.schemas.financials import STATEMENTS
-from pitlake.vendors.baostock.fetch import VENDOR, BaostockFetcher, bs_code, per_symbol, require
+from pitlake.pit import statutory_deadline
+from pitlake.vendors.baostock.fetch import VENDOR, BaostockFetcher, bs_code, per_symbol
 from pitlake.vendors.baostock.fields import (
     REPORT_TYPE,
     STATEMENT_DATES,
     STATEMENT_ENDPOINTS,
     statement_fields,
 )
-from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
+from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell
 from pitlake.vendors.fetching import concat, window
-from pitlake.vendors.parsing import garbled, parse_dates, parse_numbers, parse_required_dates
+from pitlake.vendors.statement_rows import StatementColumns, chosen_statements, statement_rows
 
 QUARTER_ENDS = ((3, 31), (6, 30), (9, 30), (12, 31))
-
-
-def statements(req: FetchRequest) -> list[str]:
-    if req.statement is None:
-        return list(STATEMENTS)
-    if req.statement not in STATEMENT_ENDPOINTS:
-        raise InvalidArgumentsError(
-            f"unknown statement {req.statement!r}; expected one of {', '.join(STATEMENTS)}"
-        )
-    return [req.statement]
 
 
 def periods(first: date, last: date) -> list[date]:
@@ -72,39 +59,17 @@ def extra_cell(v: object) -> object:
     return json_cell(v)
 
 
-def statement_rows(raw: RawResponse) -> pd.DataFrame:
-    frame, endpoint, statement = raw.frame, raw.query.endpoint, raw.query.tag
-    require(frame, STATEMENT_DATES, endpoint)
-    if frame.empty:
-        return pd.DataFrame()
-    kw = {"vendor": VENDOR, "endpoint": endpoint}
-    report_periods = parse_required_dates(frame["statDate"], column="statDate", **kw)
-    off = ~report_periods.map(is_quarter_end).astype(bool)
-    if off.any():
-        raise garbled(f"statDate {report_periods[off].iloc[0]} is not a quarter end", **kw)
-    mapping = statement_fields(statement)
-    out = pd.DataFrame(index=frame.index)
-    out["symbol"] = raw.query.symbol
-    out["statement"] = statement
-    out["report_period"] = report_periods
-    out["report_type"] = REPORT_TYPE
-    out["ann_date"] = parse_dates(frame["pubDate"], column="pubDate", **kw)
-    out["revision_date"] = None  # Baostock keeps one version, dated by its publication
-    out["update_flag"] = None
-    out["undated_revision"] = False
-    for vendor_field, item in mapping.items():
-        out[item] = (
-            parse_numbers(frame[vendor_field], column=vendor_field, **kw)
-            if vendor_field in frame.columns
-            else np.nan
-        )
-    skip = set(STATEMENT_DATES) | set(mapping)
-    extra_cols = sorted(c for c in frame.columns if c not in skip)
-    out["extra"] = [
-        json_text({c: extra_cell(v) for c, v in rec.items()})
-        for rec in frame[extra_cols].to_dict("records")
-    ]
-    return out
+BAOSTOCK_STATEMENT = StatementColumns(
+    vendor=VENDOR,
+    required=STATEMENT_DATES,
+    period="statDate",
+    announced="pubDate",
+    revised=None,  # Baostock keeps one version, dated by its publication
+    mapped=STATEMENT_DATES,
+    report_type=REPORT_TYPE,
+    fields=statement_fields,
+    extra_cell=extra_cell,
+)
 
 
 class FinancialsFetcher(BaostockFetcher):
@@ -114,7 +79,7 @@ class FinancialsFetcher(BaostockFetcher):
     }
 
     def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
-        chosen = statements(req)
+        chosen = chosen_statements(req, STATEMENT_ENDPOINTS)
         first, last = window(req)
         return [
             VendorQuery(
@@ -129,7 +94,7 @@ class FinancialsFetcher(BaostockFetcher):
         ]
 
     def transform_data(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
-        return concat([statement_rows(r) for r in raws])
+        return concat([statement_rows(r, BAOSTOCK_STATEMENT) for r in raws])
 
 
 FETCHER = FinancialsFetcher

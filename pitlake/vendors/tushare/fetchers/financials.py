@@ -21,6 +21,7 @@ from pitlake.schemas.financials import STATEMENTS
 from pitlake.symbols import canonical
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.parsing import parse_symbols
+from pitlake.vendors.statement_rows import chosen_statements
 from pitlake.vendors.tushare.daily import vendor_symbols
 from pitlake.vendors.tushare.disclosure import DISCLOSURE
 from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, every_day, ymd
@@ -61,13 +62,7 @@ class FinancialsFetcher(TushareFetcher):
 
     @staticmethod
     def statements(req: FetchRequest) -> tuple[str, ...]:
-        if req.statement is None:
-            return STATEMENTS
-        if req.statement not in STATEMENTS:
-            raise InvalidArgumentsError(
-                f"unknown statement {req.statement!r}; expected one of {', '.join(STATEMENTS)}"
-            )
-        return (req.statement,)
+        return tuple(chosen_statements(req, STATEMENTS))
 
     def statement_queries(self, req: FetchRequest, codes: Iterable[str]) -> list[VendorQuery]:
         """Each symbol's whole statement history, per statement and report type."""
