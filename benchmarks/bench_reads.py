@@ -586,11 +586,11 @@ def _versus_http_and_sql(
             assert r.status_code == 200, r.text[:300]
             return r
 
-        t_hand, want = _time(hand_fin, args.reps)
         # /v1/financials cannot name 5,000 symbols in a GET (the URL is too long for the
         # client, and `symbols` stops at 8,000 characters): the bulk answer is /v1/sql's.
         for name, fn in (("http_sql_arrow_financials", http_sql_fin),):
-            t, got = _time(fn, args.reps)
+            timings, answers = _interleaved({"duckdb": hand_fin, "http": fn}, args.reps)
+            t_hand, t, want, got = timings["duckdb"], timings["http"], *answers.values()
             _same(name, got, want, [c for c in want.column_names if c != "extra"])
             report[name] = {
                 "rows": got.num_rows,
@@ -603,8 +603,7 @@ def _versus_http_and_sql(
                 f"{t_hand.median_ms:8.1f} ms  ×{t.median_ms / t_hand.median_ms:.2f}",
                 flush=True,
             )
-            del got
-        del want
+            del got, want, answers
         t_snap, _ = _time(snapshot, max(args.reps, 9))
         report["snapshot_50"] = {"http_in_process": asdict(t_snap)}
         print(
@@ -622,8 +621,11 @@ def _versus_http_and_sql(
         ("sql_financials", "SELECT * FROM financials", fin_as_of, hand_fin),
     ]
     for name, q, as_of, hand in sql_reads:
-        t_hand, want = _time(hand, args.reps)
-        t_sql, got = _time(lambda q=q, as_of=as_of: lake.sql(q, as_of=as_of).to_arrow(), args.reps)
+        timings, answers = _interleaved(
+            {"duckdb": hand, "sql": lambda q=q, as_of=as_of: lake.sql(q, as_of=as_of).to_arrow()},
+            args.reps,
+        )
+        t_hand, t_sql, want, got = timings["duckdb"], timings["sql"], *answers.values()
         _same(name, got, want, [c for c in want.column_names if c not in ("seats", "extra")])
         report[name] = {
             "query": q,
@@ -637,7 +639,7 @@ def _versus_http_and_sql(
             f"{t_hand.median_ms:8.1f} ms  ×{t_sql.median_ms / t_hand.median_ms:.2f}",
             flush=True,
         )
-        del got, want
+        del got, want, answers
     return report
 
 

@@ -36,6 +36,7 @@ from pitlake.lake.store import LakeStore
 from pitlake.read.adjust import FACTORS, PRICE_COLUMNS
 from pitlake.read.engine import ident
 from pitlake.read.readers.calendar import EXCHANGE, OFFLINE_SOURCE
+from pitlake.read.superseded import anti_join, register_superseded
 from pitlake.records import JSON_COLUMNS
 from pitlake.schemas import SCHEMAS, Dataset, Kind, of_kind
 from pitlake.statuses import DateStatus, ResultStatus
@@ -223,7 +224,15 @@ def connect(
                 data = _visible(store, schema, cutoff, as_ingested, dictionary=LINEAGE_STRINGS)
                 con.register(f"{name}_versions", data)
             if name in wanted:
-                con.execute(f"CREATE VIEW {ident(name)} AS {_latest_sql(schema)}")
+                # statements: drop the superseded rows (superseded.py); the other kinds'
+                # questions are mostly one session or symbol, filtered below the window,
+                # and their multi-version scan (6M quotes) would cost more than it saves
+                superseded = (
+                    register_superseded(con, schema, store.files(name), cutoff, as_ingested)
+                    if schema.kind is Kind.REPORT_PERIOD
+                    else None
+                )
+                con.execute(f"CREATE VIEW {ident(name)} AS {_latest_sql(schema, superseded)}")
         if "_factors" in wanted:
             _adjusted_views(con, factor_coverage, wanted)
         if CALENDAR.name in wanted:
@@ -290,12 +299,19 @@ def _select_columns(schema: Dataset, alias: str) -> str:
     return ", ".join(out)
 
 
-def _latest_sql(schema: Dataset) -> str:
-    """The newest visible version per key: the same rows as `DuckReader.latest_versions`."""
+def _latest_sql(schema: Dataset, superseded: str | None = None) -> str:
+    """The newest visible version per key: the same rows as `DuckReader.latest_versions`.
+    `superseded` names a table of the visible rows a newer version supersedes ("": none):
+    the view drops them by an anti-join instead of ranking every key (788k statements:
+    ~1.0 s CPU against ~2.1-2.7 s for the window)."""
+    cols, relation = _select_columns(schema, "v"), f"{schema.name}_versions"
+    if superseded is not None:
+        return f"SELECT {cols} FROM " + (
+            anti_join(relation, "v", superseded, schema) if superseded else f"{relation} v"
+        )
     keys = ", ".join(ident(k) for k in schema.key)
     return (
-        f"SELECT {_select_columns(schema, 'v')} FROM {schema.name}_versions v "
-        f"QUALIFY row_number() OVER (PARTITION BY {keys} "
+        f"SELECT {cols} FROM {relation} v QUALIFY row_number() OVER (PARTITION BY {keys} "
         "ORDER BY v.known_at DESC, v.ingested_at DESC) = 1"
     )
 
