@@ -98,9 +98,19 @@ class DuckReader:
         with self._lock:
             return (self._point_db if point else self._db).cursor()
 
-    def table(self, sql: str, params: Params, *, point: bool = False) -> pa.Table:
+    def table(
+        self,
+        sql: str,
+        params: Params,
+        *,
+        point: bool = False,
+        tables: dict[str, pa.Table] | None = None,
+    ) -> pa.Table:
+        """The statement's rows; `tables` are registered on its cursor by name first."""
         cur = self._cursor(point)
         try:
+            for name, table in (tables or {}).items():
+                cur.register(name, table)
             return cur.sql(sql, params=params.values).to_arrow_table()
         finally:
             cur.close()
@@ -125,6 +135,7 @@ class DuckReader:
         params: Params,
         *,
         order: Sequence[str] = (),
+        superseded: pa.Table | None = None,
     ) -> pa.Table | None:
         """The newest visible version per key among rows matching `where` (None: no files),
         sorted by `order` when given (DuckDB sorts in parallel; Arrow's sort of a large answer
@@ -133,10 +144,18 @@ class DuckReader:
         Ordered by the key itself (the statements), one sort does both: the rows in key order,
         each key's versions oldest first (known_at, then ingested_at), and the last row of each
         key kept by comparing neighbours. The window's partitioning plus the answer's ORDER BY
-        cost about twice that sort (788k statement versions: ~1.0 s vs ~2.0 s)."""
+        cost about twice that sort (788k statement versions: ~1.0 s vs ~2.0 s).
+
+        `superseded` (with `order` = the key): the rows of these files a newer version
+        visible under the same cutoff supersedes (`pitlake.read.superseded`), for a `where`
+        of key and visibility conditions only. They are dropped by an anti-join before the
+        sort, which then orders the answer alone: no neighbour comparison, and no copy of
+        the sorted table to drop them (~0.1 s of 788k statement versions)."""
         if not files:
             return None
         if order and tuple(order) == tuple(schema.key):
+            if superseded is not None:
+                return self._without_superseded(schema, files, where, params, superseded)
             return self._latest_in_key_order(schema, files, where, params)
         keys = ", ".join(col(k) for k in schema.key)
         sql = (
@@ -163,6 +182,22 @@ class DuckReader:
             f"ORDER BY {', '.join(col(c) for c in version)}"
         )
         return last_per_key(self.table(sql, params), schema.key)
+
+    def _without_superseded(
+        self,
+        schema: Dataset,
+        files: Sequence[Path | str],
+        where: list[str],
+        params: Params,
+        superseded: pa.Table,
+    ) -> pa.Table:
+        keys = ", ".join(col(k) for k in schema.key)
+        body = self.source(files, params)
+        if superseded.num_rows:
+            on = " AND ".join(f"{col(c)} = s.{ident(c)}" for c in superseded.column_names)
+            body += f" ANTI JOIN __superseded s ON {on}"
+        sql = f"SELECT t.* FROM {body} WHERE {' AND '.join(where) or 'TRUE'} ORDER BY {keys}"
+        return self.table(sql, params, tables={"__superseded": superseded})
 
 
 def last_per_key(table: pa.Table, key: Sequence[str]) -> pa.Table:

@@ -55,10 +55,10 @@ class MultiVersionRows:
         self._lock = threading.Lock()
 
     def get(
-        self, schema: Dataset, files: Sequence[Any], scan: Callable[[str, list[str]], pa.Table]
+        self, schema: Dataset, files: Sequence[Any], scan: Callable[[list[str]], pa.Table]
     ) -> pa.Table | None:
-        """The kept rows (`scan(sql, files)` on a miss); None when a file has no local
-        identity (a remote lake) or the files hold exact ties."""
+        """The kept rows (`scan(paths)` runs `multi_version_sql` on a miss); None when a
+        file has no local identity (a remote lake) or the files hold exact ties."""
         ids = [file_identity(f) for f in files]
         if not ids or any(i is None for i in ids):
             return None
@@ -68,7 +68,7 @@ class MultiVersionRows:
             if found is not None:
                 self._kept.move_to_end(key)
                 return None if isinstance(found, _Ties) else found
-        rows = scan(multi_version_sql(schema), [str(f) for f in files])
+        rows = scan([str(f) for f in files])
         kept: pa.Table | _Ties = _TIES if _has_exact_ties(rows, schema) else rows
         if [file_identity(f) for f in files] == ids:  # not rewritten while scanned
             with self._lock:
@@ -82,13 +82,13 @@ class MultiVersionRows:
 MULTI_VERSION_ROWS = MultiVersionRows()  # immutable file facts: one store per process
 
 
-def multi_version_sql(schema: Dataset) -> str:
+def multi_version_sql(schema: Dataset, files: str = "$files") -> str:
     """Rows (key, known_at, ingested_at) of the keys stored more than once, over the files
-    bound as `$files`, in key-then-version order."""
+    bound as `files` (a placeholder), in key-then-version order."""
     keys = ", ".join(ident(k) for k in schema.key)
     cols = ", ".join(ident(c) for c in (*schema.key, *VERSION))
     return (
-        f"SELECT {cols} FROM read_parquet($files, union_by_name = true, "
+        f"SELECT {cols} FROM read_parquet({files}, union_by_name = true, "
         f"hive_partitioning = false) QUALIFY count(*) OVER (PARTITION BY {keys}) > 1 "
         f"ORDER BY {cols}"
     )
@@ -153,8 +153,8 @@ def register_superseded(
     if not files:
         return ""
 
-    def scan(sql: str, paths: list[str]) -> pa.Table:
-        return con.sql(sql, params={"files": paths}).to_arrow_table()
+    def scan(paths: list[str]) -> pa.Table:
+        return con.sql(multi_version_sql(schema), params={"files": paths}).to_arrow_table()
 
     rows = MULTI_VERSION_ROWS.get(schema, files, scan)
     if rows is None:

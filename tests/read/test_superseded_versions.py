@@ -155,7 +155,7 @@ def test_the_kept_rows_are_facts_of_the_files_not_of_a_cutoff(store: LakeStore, 
     by_view(lake, t(6))
     files = store.files("financials")
 
-    def no_scan(sql: str, paths: list[str]) -> pa.Table:
+    def no_scan(paths: list[str]) -> pa.Table:
         raise AssertionError("scanned again for the same files")
 
     kept = MULTI_VERSION_ROWS.get(SCHEMA, files, no_scan)
@@ -164,3 +164,31 @@ def test_the_kept_rows_are_facts_of_the_files_not_of_a_cutoff(store: LakeStore, 
     # is applied per request): A's three 2024 versions and three Q1 versions
     assert sorted(kept.column("symbol").to_pylist()) == [A] * 6
     assert parse_cutoff("2025-06-30") > max(kept.column("known_at").to_pylist())
+
+
+@pytest.mark.parametrize("latest_only", [False, True])
+def test_the_statements_read_drops_the_same_rows_as_the_neighbour_comparison(
+    store: LakeStore, lake: Lake, monkeypatch: pytest.MonkeyPatch, latest_only: bool
+) -> None:
+    _write_raw(store, _raw_rows())
+    symbols = [A, B, "300750.SZ"]
+    asks = [(t(d), None) for d in (1, 2, 3, 6, 10)] + [(t(6), t(s)) for s in (2, 4, 5)]
+
+    def read() -> list[pa.Table]:
+        out = []
+        for as_of, as_ingested in asks:
+            r = lake.financials(
+                symbols, as_of=as_of, as_ingested=as_ingested, latest_only=latest_only
+            )
+            out.append(r.to_arrow().replace_schema_metadata(None))
+        return out
+
+    dropped = read()
+    monkeypatch.setattr(MULTI_VERSION_ROWS, "get", lambda *a, **k: None)
+    compared = read()
+    assert [t.to_pylist() for t in dropped] == [t.to_pylist() for t in compared]
+    assert all(a.schema == b.schema for a, b in zip(dropped, compared, strict=True))
+    newest = dropped[3].to_pylist()  # at 06-06: A's 2024 NULL, A's Q1 06-05 ingestion
+    assert [r["net_profit"] for r in newest if r["symbol"] == A] == (
+        [6.0] if latest_only else [None, 6.0]
+    )

@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from pitlake.envelope import Result
 from pitlake.lake.catalog import WHOLE_MARKET
-from pitlake.read import arguments, gaps, scans
+from pitlake.read import arguments, gaps, scans, superseded
 from pitlake.read.answer import undated
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params, col, visible
@@ -72,7 +73,9 @@ def answer(
         newest = scans.newest_periods(lake, files, conditions, group)
         where.append(f"{col(PERIOD)} IN {p.in_list(newest)}" if newest else "FALSE")
         files = lake.store.files(schema.name, sorted({str(d.year) for d in newest}))
-    table = lake.reader.latest_versions(schema, files, where, p, order=order)
+    table = lake.reader.latest_versions(
+        schema, files, where, p, order=order, superseded=_superseded(lake, schema, files, ask)
+    )
     frame = table if table is not None and table.num_rows else scans.empty_table(schema)
     if latest_only and frame.num_rows:
         newest_t = frame.group_by(group).aggregate([(PERIOD, "max")])
@@ -99,3 +102,20 @@ def answer(
         else:
             notes.append(describe_gaps(found))
     return undated(frame, schema, ask, status, notes, found, ledger.entries)
+
+
+def _superseded(lake: Lake, schema: Dataset, files: list[Any], ask: Ask) -> pa.Table | None:
+    """The rows of `files` a newer version visible at the cutoff supersedes (None: not
+    known; the read then compares neighbours, as before). The conditions of this read are
+    all on the key and visibility, as `latest_versions` requires."""
+    if not files:
+        return None
+
+    def scan(paths: list[str]) -> pa.Table:
+        p = Params()
+        return lake.reader.table(superseded.multi_version_sql(schema, p.add(paths)), p)
+
+    rows = superseded.MULTI_VERSION_ROWS.get(schema, files, scan)
+    if rows is None:
+        return None
+    return superseded.superseded_at(rows, schema, ask.cutoff, ask.as_ingested)
