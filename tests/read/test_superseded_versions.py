@@ -18,6 +18,7 @@ from pitlake.lake.store import LakeStore
 from pitlake.pit import parse_cutoff
 from pitlake.read import sql as pit_sql
 from pitlake.read.lake import Lake
+from pitlake.read.readers import report_period
 from pitlake.read.superseded import MULTI_VERSION_ROWS
 from tests.lake.conftest import INGEST, statement_row, write
 
@@ -171,6 +172,7 @@ def test_the_statements_read_drops_the_same_rows_as_the_neighbour_comparison(
     store: LakeStore, lake: Lake, monkeypatch: pytest.MonkeyPatch, latest_only: bool
 ) -> None:
     _write_raw(store, _raw_rows())
+    monkeypatch.setattr(report_period, "BULK_SYMBOLS", 0)  # a bulk read, of three symbols
     symbols = [A, B, "300750.SZ"]
     asks = [(t(d), None) for d in (1, 2, 3, 6, 10)] + [(t(6), t(s)) for s in (2, 4, 5)]
 
