@@ -196,7 +196,7 @@ def _previous_close(close: np.ndarray, codes: np.ndarray, day: np.ndarray) -> np
 
 def classify(
     bars: pd.DataFrame,
-    st_symbols: Collection[str] = frozenset(),
+    st_symbols: Collection[str] | Mapping[str, Collection[date]] = frozenset(),
     new_listings: Collection[str] | Mapping[str, date] = frozenset(),
     authority: pd.DataFrame | None = None,
 ) -> pd.DataFrame:

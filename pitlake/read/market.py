@@ -10,9 +10,10 @@ session is NOT_READY). The ladder is counted over sessions up to that one only, 
 limit prices and names known at the cutoff. Where Tushare's published limit prices are stored
 (`limit_prices`), they are the limit prices used; elsewhere the rule's.
 
-ST status: `st_symbols` reads it from the names the lake holds at the cutoff (any dataset with a
-`name` column), as the gate does from a batch's names — the one place the security master's
-`Lake.universe` replaces once it is in the lake; new listings are not known yet (no exemption).
+ST status and new listings come from the security master known at the cutoff, each session
+judged by its own day (`universe_facts`: an ST removed since the session still counts as ST on
+it, a listing's first day has no limit); a lake without a master falls back to the newest names
+it holds (`st_symbols`, the rule the gate uses for a batch's names), with no listing exemption.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ import pandas as pd
 import pyarrow as pa
 
 from pitlake import limits as rule
+from pitlake.calendar import sessions_between
 from pitlake.envelope import Result
 from pitlake.errors import InvalidArgumentsError
 from pitlake.read import arguments, scans
 from pitlake.read.cutoff import Ask
-from pitlake.read.readers import trade_dated
-from pitlake.schemas import SCHEMAS, limit_prices, quotes
+from pitlake.read.readers import state, trade_dated
+from pitlake.schemas import SCHEMAS, STATE_DATASETS, limit_prices, quotes
 from pitlake.statuses import ResultStatus
 
 if TYPE_CHECKING:
@@ -56,36 +58,38 @@ POOL_COLUMNS = [
 
 
 def st_symbols(lake: Lake, ask: Ask, lo: date, hi: date) -> frozenset[str]:
-    """Codes the lake names ST at the cutoff: names stored in any dataset with a name column
-    for sessions lo..hi or before (the security master replaces this)."""
-    names: dict[str, str | None] = {}
+    """Codes the lake names ST at the cutoff, for a lake without a security master: the
+    newest name stored for each code in any dataset with a name column, sessions lo..hi or
+    the 400 days before."""
+    names: dict[str, tuple[date, str | None]] = {}
     for spec in SCHEMAS.values():
         fields = {f.name for f in spec.fields}
         if not {"symbol", "name"} <= fields or spec.date_column is None or spec.query is None:
             continue
         table, _ = scans.read_latest(lake, spec, None, lo - timedelta(days=400), hi, ask)
-        if table.num_rows:
-            frame = table.select(["symbol", "name"]).to_pandas()
-            names.update(zip(frame["symbol"], frame["name"], strict=True))
-    return rule.st_names(names)
+        rows = table.select(["symbol", spec.date_column, "name"]).to_pylist()
+        for row in rows:
+            day = row[spec.date_column]
+            if row["symbol"] not in names or day >= names[row["symbol"]][0]:
+                names[row["symbol"]] = (day, row["name"])
+    return rule.st_names({s: n for s, (_, n) in names.items()})
 
 
 def universe_facts(
     lake: Lake, ask: Ask, lo: date, hi: date
-) -> tuple[frozenset[str], dict[str, date]]:
-    """From the security master at the cutoff (`Lake.universe`): the codes ST that day and
-    each code's first trading day within lo..hi (no limit then); empty when it is not in."""
-    uni = lake.universe(ask.cutoff)
-    if uni.status is not ResultStatus.OK or uni.table is None or uni.table.num_rows == 0:
-        return frozenset(), {}
-    frame = uni.table.select(["symbol", "is_st", "list_date"]).to_pandas()
-    st = frozenset(frame.loc[frame["is_st"].astype(bool), "symbol"])
-    first = {
-        s: d
-        for s, d in zip(frame["symbol"], frame["list_date"], strict=True)
-        if isinstance(d, date) and lo <= d <= hi
-    }
-    return st, first
+) -> tuple[dict[str, frozenset[date]], dict[str, date]] | None:
+    """From the security master known at the cutoff: per code, the sessions lo..hi it was
+    ST (each session judged by its own day: an ST removed since is still ST before), and
+    each code's first trading day within lo..hi (no limit then); None without a master."""
+    for name in STATE_DATASETS:
+        spec = SCHEMAS[name]
+        if spec.state is None or spec.state.gate_days is None or not lake.store.files(name):
+            continue
+        rows = state.rows_by(lake.store, lake.reader, spec, hi, ask.cutoff, ask.as_ingested)
+        if rows.empty:
+            continue
+        return spec.state.gate_days(rows, sessions_between(lo, hi))
+    return None
 
 
 def _frame(table: pa.Table, cols: list[str]) -> pd.DataFrame:
@@ -136,8 +140,8 @@ def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
     while True:
         lo = _window_start(lake, day, back)
         bars = _bars(lake, lo, day, ask)
-        st, listed = universe_facts(lake, ask, lo, day)
-        st = st | st_symbols(lake, ask, lo, day)
+        facts = universe_facts(lake, ask, lo, day)
+        st, listed = facts if facts is not None else (st_symbols(lake, ask, lo, day), {})
         classified = rule.classify(bars, st, listed, _authority(lake, lo, day, ask))
         classified["consecutive"] = rule.ladder(classified)
         on_day = pd.to_datetime(classified["trade_date"]) == pd.Timestamp(day)

@@ -1,0 +1,77 @@
+"""The derived market judges each session by the security master's states of that session:
+an ST designation removed after the session still gives that session the ST limit, a session
+after the removal gets the board's limit, and a listing's first day has none — from the rows
+known at the cutoff, with no vendor limit prices stored (so the exchange rule decides)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, datetime
+
+import pandas as pd
+import pytest
+
+from pitlake import limits
+from pitlake.calendar import BEIJING, sessions_between
+from pitlake.lake.catalog import Catalog
+from pitlake.lake.store import LakeStore
+from pitlake.read import market
+from pitlake.read.lake import Lake
+from pitlake.statuses import LedgerStatus
+from pitlake.vendors.base import FetchRequest
+from tests.read.test_market import SAMPLE
+
+FETCHED = datetime(2025, 7, 1, 20, 0, tzinfo=BEIJING)
+START, END = date(2025, 4, 1), date(2025, 6, 30)
+ST_REMOVED = date(2025, 6, 16)  # 600234.SH's ST ends the session before (sample/README.md)
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
+    from pitlake.vendors.registry import build_router
+
+    router = build_router(f"replay:{SAMPLE}")
+    root = tmp_path_factory.mktemp("market-states")
+    store, catalog = LakeStore(root), Catalog(lake_root=root)
+    for name in ("quotes", "securities"):
+        r = router.route(FetchRequest(name, start=START, end=END), FETCHED, chain=["tushare"])
+        assert r.status is LedgerStatus.OK, r.message
+        store.write(name, r.frame, run_id="sample", ingested_at=FETCHED)
+    for d in sessions_between(START, END):
+        catalog.record_ledger("quotes", d, LedgerStatus.OK, rows=1, vendor="tushare", at=FETCHED)
+    catalog.close()
+    with Lake(root, clock=lambda: FETCHED) as lk:
+        yield lk
+
+
+def _row(lake: Lake, symbol: str, day: date, as_of: str) -> pd.Series:
+    pools = market.session_pools(lake, day, lake.ask(as_of))
+    found = pools[pools["symbol"].astype(str) == symbol]
+    assert len(found) == 1, (symbol, day)
+    return found.iloc[0]
+
+
+def test_an_st_removed_later_still_limits_its_sessions_at_five_percent(lake: Lake) -> None:
+    row = _row(lake, "600234.SH", date(2025, 4, 10), as_of="2025-06-20")
+    up, _ = limits.limit_prices([row["pre_close"]], [0.05])
+    assert row["up_limit"] == up[0] and row["pool"] == limits.UP
+    assert row["consecutive"] == 3  # 04-08 … 04-10 at the ST limit, as known on 06-20
+    answer = lake.limits("2025-04-10", kind="up", as_of="2025-06-20")
+    assert "600234.SH" in answer.meta["ladder"]["3"]
+
+
+def test_a_session_after_the_removal_gets_the_boards_limit(lake: Lake) -> None:
+    day = sessions_between(ST_REMOVED, END)[1]
+    row = _row(lake, "600234.SH", day, as_of="2025-06-30")
+    up, _ = limits.limit_prices([row["pre_close"]], [0.10])
+    assert row["up_limit"] == up[0]
+    # known on 06-13 (the removal's announcement), not yet in force that day: still ST
+    before = _row(lake, "600234.SH", date(2025, 6, 13), as_of="2025-06-30")
+    assert before["up_limit"] == limits.limit_prices([before["pre_close"]], [0.05])[0][0]
+
+
+def test_a_listings_first_day_has_no_limit(lake: Lake) -> None:
+    first = _row(lake, "603398.SH", date(2025, 6, 10), as_of="2025-06-20")
+    assert pd.isna(first["up_limit"]) and pd.isna(first["pool"])
+    second = _row(lake, "603398.SH", sessions_between(date(2025, 6, 10), END)[1], "2025-06-20")
+    assert second["up_limit"] == limits.limit_prices([second["pre_close"]], [0.10])[0][0]
