@@ -91,15 +91,18 @@ def limit_ratios(
     codes, uniques = pd.factorize(frame["symbol"], use_na_sentinel=True)
     uniques = pd.Index(uniques, dtype=object)
     per_code = np.vstack([_LIMITS.lookup(uniques), np.full((1, 3), np.nan)])
-    if isinstance(st_symbols, Mapping):
+    if isinstance(st_symbols, Mapping):  # (code, day) pairs, matched as one int64 key each
         st_set: set[str] = set()
+        index = {u: i for i, u in enumerate(uniques)}
+        pairs = [(index[u], d) for u, days in st_symbols.items() if u in index for d in days]
         is_st = np.zeros(n, dtype=bool)
-        for i, u in enumerate(uniques):
-            days = st_symbols.get(u)
-            if days:
-                rows = codes == i
-                wanted = np.array(sorted(days), dtype="datetime64[D]").astype("datetime64[s]")
-                is_st[rows] = np.isin(day[rows].astype("datetime64[s]"), wanted)
+        if pairs:
+            st_code = np.array([c for c, _ in pairs], dtype=np.int64)
+            st_day = np.array([d for _, d in pairs], dtype="datetime64[D]").astype(np.int64)
+            row_day = day.astype("datetime64[D]").astype(np.int64)
+            is_st = np.isin(
+                codes.astype(np.int64) << 32 | (row_day & 0xFFFFFFFF), st_code << 32 | st_day
+            )
     else:
         st_set = set(st_symbols)
         is_st = np.append(uniques.isin(st_set), False)[codes]

@@ -346,7 +346,7 @@ SCHEMA = Dataset(
     sort=("start_date", "symbol"),
     batch_versions=True,  # an interval that ended comes with its open-ended version
     ignore_on_compare=("reason",),  # descriptive: vendors word it differently
-    state=StateView(UNIVERSE_FIELDS, universe_at, check, gate_states),
+    state=StateView(UNIVERSE_FIELDS, universe_at, check, gate_states, (LISTING, ST)),
     query_name="universe",
     description="The security master: listings and delistings, names, ST designations and "
     "suspensions as intervals, each known when it was public; asked as the universe.",

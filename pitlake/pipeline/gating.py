@@ -42,7 +42,8 @@ def day_states(
             continue
         reader = DuckReader(env.store.fs.fs if isinstance(env.store.fs, ObjectFS) else None)
         try:
-            rows = rows_by(env.store, reader, spec, max(days), None)
+            partitions = spec.state.gate_partitions if spec.state.gate_days else None
+            rows = rows_by(env.store, reader, spec, max(days), None, None, partitions)
         finally:
             reader.close()
         if spec.state.gate_days is not None:  # the whole window at once

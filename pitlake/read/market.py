@@ -85,7 +85,15 @@ def universe_facts(
         spec = SCHEMAS[name]
         if spec.state is None or spec.state.gate_days is None or not lake.store.files(name):
             continue
-        rows = state.rows_by(lake.store, lake.reader, spec, hi, ask.cutoff, ask.as_ingested)
+        rows = state.rows_by(
+            lake.store,
+            lake.reader,
+            spec,
+            hi,
+            ask.cutoff,
+            ask.as_ingested,
+            spec.state.gate_partitions,
+        )
         if rows.empty:
             continue
         return spec.state.gate_days(rows, sessions_between(lo, hi))

@@ -9,7 +9,7 @@ than the day's session."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -47,11 +47,13 @@ def rows_by(
     day: date,
     cutoff: datetime | None,
     as_ingested: datetime | None = None,
+    partitions: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The newest version per key, known by `cutoff` (None: everything stored), of the rows
-    whose interval starts on or before `day`. The end is judged after the version is chosen:
-    filtering on it first would let an older, open-ended version stand in for a closed one."""
-    files = store.files(spec.name)
+    whose interval starts on or before `day` (in `partitions` only, when given). The end is
+    judged after the version is chosen: filtering on it first would let an older,
+    open-ended version stand in for a closed one."""
+    files = store.files(spec.name, partitions)
     p = Params()
     where = [f"{col('start_date')} <= {p.add(day)}"]
     if cutoff is not None:
