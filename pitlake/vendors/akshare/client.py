@@ -7,34 +7,36 @@ exception a function raises on an *empty* reply (KeyError('代码') on a zero-no
 NoMarketDataError for that call only; a parse failure on a real reply names the field, the
 function and the akshare line; one on an HTTP 429 page is a rate limit. Retries and rate limits
 wrap this client (`retry.ResilientClient`). With `record_dir`, every answer is recorded for
-replay (replay/recording.py).
+replay (replay/recording.py). Importing the library, finding a function and the live client
+factory are every library client's (`vendors/library_client.py`).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
-from pitlake.errors import VendorError, VendorNotConfiguredError
+from pitlake.errors import VendorError
 from pitlake.vendors.akshare.replies import classify_failure
-from pitlake.vendors.replay.recording import Recorder
+from pitlake.vendors.library_client import LibraryClient
 
 log = logging.getLogger(__name__)
 
 
-class AkshareClient:
+class AkshareClient(LibraryClient):
     """AkShare functions by name, each call bounded by a timeout, errors typed."""
 
     vendor = "akshare"
+    library = "akshare"
+    no_such_endpoint = "the installed akshare has no such function"
 
     def __init__(
         self,
@@ -43,40 +45,14 @@ class AkshareClient:
         module: ModuleType | Any | None = None,
         record_dir: str | Path | None = None,
     ) -> None:
-        self.timeout = timeout
-        self._ak = module
-        self._lock = threading.Lock()
+        super().__init__(timeout=timeout, module=module, record_dir=record_dir)
         self._takes_timeout: dict[str, bool] = {}
-        self.recorder = Recorder(record_dir, self.vendor) if record_dir else None
 
     def __repr__(self) -> str:
         return f"AkshareClient(timeout={self.timeout})"
 
-    def _module(self) -> Any:
-        with self._lock:
-            if self._ak is None:
-                os.environ.setdefault("TQDM_DISABLE", "1")
-                try:
-                    self._ak = importlib.import_module("akshare")
-                except ImportError as exc:
-                    raise VendorNotConfiguredError(
-                        f"akshare is not installed ({exc})", vendor=self.vendor
-                    ) from None
-            return self._ak
-
-    def _function(self, endpoint: str) -> Callable[..., Any]:
-        fn = getattr(self._module(), endpoint, None)
-        if not callable(fn):
-            raise VendorNotConfiguredError(
-                "the installed akshare has no such function", vendor=self.vendor, endpoint=endpoint
-            )
-        return fn
-
-    def ensure_configured(self, endpoint: str = "") -> None:
-        if endpoint:
-            self._function(endpoint)
-        else:
-            self._module()
+    def before_import(self) -> None:
+        os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars on our output
 
     def _accepts_timeout(self, endpoint: str, fn: Callable[..., Any]) -> bool:
         if endpoint not in self._takes_timeout:
@@ -130,14 +106,4 @@ class AkshareClient:
         return frame  # type: ignore[return-value]  # non-frames are typed by check_reply
 
 
-def live_client(
-    *,
-    record_dir: str | Path | None = None,
-    timeout: float | None = None,
-    env: Mapping[str, str] | None = None,
-) -> AkshareClient:
-    """The plugin's live client factory (AkShare reads no environment of ours)."""
-    kw: dict[str, Any] = {"record_dir": record_dir}
-    if timeout is not None:
-        kw["timeout"] = timeout
-    return AkshareClient(**kw)
+live_client = AkshareClient.live

@@ -16,7 +16,9 @@ sends one message on it and reads the reply, and `ResultData.next()` asks for fu
   `recv` raises when the server hangs up (the library's receive loop would spin forever on the
   empty reads of a closed connection, waiting for its end marker).
 Answers are frames of strings, as the library gives them ("" = no value); the fetchers parse
-them. With `record_dir`, every answer is recorded for replay (replay/recording.py).
+them. With `record_dir`, every answer is recorded for replay (replay/recording.py). Importing the
+library, finding a query and the live client factory are every library client's
+(`vendors/library_client.py`).
 """
 
 from __future__ import annotations
@@ -28,14 +30,13 @@ import io
 import logging
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
-from pitlake.errors import VendorNotConfiguredError
 from pitlake.vendors.baostock.classify import (
     NO_LOGIN,
     RECV_FAIL,
@@ -44,7 +45,7 @@ from pitlake.vendors.baostock.classify import (
     BaostockReplyError,
     classify_baostock,
 )
-from pitlake.vendors.replay.recording import Recorder
+from pitlake.vendors.library_client import LibraryClient
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +58,12 @@ _LOCK = threading.RLock()
 _session: dict[str, Any] = {"server": None}  # the (host, port) logged into; None = logged out
 
 
-class BaostockClient:
+class BaostockClient(LibraryClient):
     """Baostock `query_*` functions by name, answered as frames of strings or typed errors."""
 
     vendor = VENDOR
+    library = "baostock"
+    no_such_endpoint = "the installed baostock has no such query"
 
     def __init__(
         self,
@@ -70,40 +73,15 @@ class BaostockClient:
         record_dir: str | Path | None = None,
         server: tuple[str, int] | None = None,
     ) -> None:
-        self.timeout = timeout
-        self._bs = module
+        super().__init__(timeout=timeout, module=module, record_dir=record_dir)
         self.server = server  # None = the library's own public server
-        self.recorder = Recorder(record_dir, self.vendor) if record_dir else None
 
     def __repr__(self) -> str:
         where = f", server={self.server!r}" if self.server else ""
         return f"BaostockClient(timeout={self.timeout}{where})"
 
-    # ------------------------------------------------------------ the library
-
-    def _module(self) -> Any:
-        if self._bs is None:
-            try:
-                self._bs = importlib.import_module("baostock")
-            except ImportError as exc:
-                raise VendorNotConfiguredError(
-                    f"baostock is not installed ({exc})", vendor=self.vendor
-                ) from None
-        return self._bs
-
-    def _function(self, endpoint: str) -> Callable[..., Any]:
-        fn = getattr(self._module(), endpoint, None) if endpoint.startswith("query_") else None
-        if not callable(fn):
-            raise VendorNotConfiguredError(
-                "the installed baostock has no such query", vendor=self.vendor, endpoint=endpoint
-            )
-        return fn
-
-    def ensure_configured(self, endpoint: str = "") -> None:
-        if endpoint:
-            self._function(endpoint)
-        else:
-            self._module()
+    def offers(self, endpoint: str) -> bool:
+        return endpoint.startswith("query_")
 
     # ------------------------------------------------------------ session
 
@@ -256,14 +234,4 @@ def _drop_session() -> None:
 atexit.register(_drop_session)
 
 
-def live_client(
-    *,
-    record_dir: str | Path | None = None,
-    timeout: float | None = None,
-    env: Mapping[str, str] | None = None,
-) -> BaostockClient:
-    """The plugin's live client factory (Baostock needs no secret and reads no environment)."""
-    kw: dict[str, Any] = {"record_dir": record_dir}
-    if timeout is not None:
-        kw["timeout"] = timeout
-    return BaostockClient(**kw)
+live_client = BaostockClient.live
