@@ -5,12 +5,47 @@ vendor served it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
 import pandas as pd
 
 from pitlake.calendar import sessions_between
-from pitlake.vendors.parsing import garbled, parse_numbers, parse_required_dates
+from pitlake.vendors.base import FetchRequest, RawResponse
+from pitlake.vendors.fetching import concat, window
+from pitlake.vendors.parsing import garbled, parse_numbers, parse_required_dates, require_columns
+
+
+def session_factors(
+    req: FetchRequest,
+    raws: Sequence[RawResponse],
+    *,
+    date_column: str,
+    factor_column: str,
+    vendor: str,
+) -> pd.DataFrame:
+    """Each symbol's answer of change points → its factor on each session of the request's
+    window, in one frame; an answer without the two columns is schema drift."""
+    parts = []
+    for raw in raws:
+        endpoint = raw.query.endpoint
+        frame = require_columns(
+            raw.frame, (date_column, factor_column), vendor=vendor, endpoint=endpoint
+        )
+        first, last = window(req)
+        parts.append(
+            factors_by_session(
+                frame,
+                date_column=date_column,
+                factor_column=factor_column,
+                first=first,
+                last=last,
+                symbol=raw.query.symbol,
+                vendor=vendor,
+                endpoint=endpoint,
+            )
+        )
+    return concat(parts)
 
 
 def factors_by_session(

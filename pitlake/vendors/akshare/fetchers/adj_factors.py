@@ -11,29 +11,12 @@ from typing import ClassVar
 import pandas as pd
 
 from pitlake.symbols import to_vendor
-from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, per_symbol, require
+from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, per_symbol
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
-from pitlake.vendors.change_points import factors_by_session
-from pitlake.vendors.fetching import concat, window
+from pitlake.vendors.change_points import session_factors
 
 SINA_BARS = "stock_zh_a_daily"
 SINA_FACTORS_ADJUST = "hfq-factor"
-
-
-def factors(req: FetchRequest, raw: RawResponse) -> pd.DataFrame:
-    frame, endpoint = raw.frame, raw.query.endpoint
-    require(frame, ("date", "hfq_factor"), endpoint)
-    first, last = window(req)
-    return factors_by_session(
-        frame,
-        date_column="date",
-        factor_column="hfq_factor",
-        first=first,
-        last=last,
-        symbol=raw.query.symbol,
-        vendor=VENDOR,
-        endpoint=endpoint,
-    )
 
 
 class AdjFactorsFetcher(AkshareFetcher):
@@ -51,7 +34,9 @@ class AdjFactorsFetcher(AkshareFetcher):
         ]
 
     def transform_data(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
-        return concat([factors(req, r) for r in raws])
+        return session_factors(
+            req, raws, date_column="date", factor_column="hfq_factor", vendor=VENDOR
+        )
 
 
 FETCHER = AdjFactorsFetcher

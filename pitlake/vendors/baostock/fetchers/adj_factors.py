@@ -15,35 +15,13 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.vendors.baostock.fetch import (
-    VENDOR,
-    BaostockFetcher,
-    bs_code,
-    bs_date,
-    per_symbol,
-    require,
-)
+from pitlake.vendors.baostock.fetch import VENDOR, BaostockFetcher, bs_code, bs_date, per_symbol
 from pitlake.vendors.baostock.fields import FACTOR_DATE, FACTOR_HISTORY_START, FACTOR_VALUE
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
-from pitlake.vendors.change_points import factors_by_session
-from pitlake.vendors.fetching import concat, window
+from pitlake.vendors.change_points import session_factors
+from pitlake.vendors.fetching import window
 
 ENDPOINT = "query_adjust_factor"
-
-
-def factors(req: FetchRequest, raw: RawResponse) -> pd.DataFrame:
-    frame = require(raw.frame, (FACTOR_DATE, FACTOR_VALUE), ENDPOINT)
-    first, last = window(req)
-    return factors_by_session(
-        frame,
-        date_column=FACTOR_DATE,
-        factor_column=FACTOR_VALUE,
-        first=first,
-        last=last,
-        symbol=raw.query.symbol,
-        vendor=VENDOR,
-        endpoint=ENDPOINT,
-    )
 
 
 class AdjFactorsFetcher(BaostockFetcher):
@@ -66,7 +44,9 @@ class AdjFactorsFetcher(BaostockFetcher):
         ]
 
     def transform_data(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
-        return concat([factors(req, r) for r in raws])
+        return session_factors(
+            req, raws, date_column=FACTOR_DATE, factor_column=FACTOR_VALUE, vendor=VENDOR
+        )
 
 
 FETCHER = AdjFactorsFetcher
