@@ -18,10 +18,15 @@ from pitlake.symbols import canonical
 from pitlake.vendors.base import FetchRequest
 
 
-def window(req: FetchRequest) -> tuple[date, date]:
-    """The request's first and last day; a fetch over a range cannot guess a missing end."""
+def window(req: FetchRequest, vendor: str | None = None) -> tuple[date, date]:
+    """The request's first and last day; a fetch over a range cannot guess a missing end.
+    With `vendor`, the error says which vendor's fetch needs them."""
     first, last = req.first_day, req.last_day
     if first is None or last is None:
+        if vendor is not None:
+            raise InvalidArgumentsError(
+                f"{req.dataset} from {vendor}: give a trade_date, or start and end"
+            )
         raise InvalidArgumentsError(f"{req.dataset}: give trade_date, or both start and end")
     return first, last
 

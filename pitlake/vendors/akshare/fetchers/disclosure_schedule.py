@@ -16,12 +16,12 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import periods_reporting_in
 from pitlake.schemas import get as get_schema
 from pitlake.symbols import canonical_many
 from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require, yyyymmdd
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
+from pitlake.vendors.fetching import window
 from pitlake.vendors.parsing import parse_dates, parse_required_dates, parse_symbols
 
 APPOINTMENTS = "stock_yysj_em"
@@ -67,11 +67,7 @@ class DisclosureScheduleFetcher(AkshareFetcher):
     optional_endpoints = frozenset({APPOINTMENTS})  # one segment's empty list is its own
 
     def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
-        first, last = req.first_day, req.last_day
-        if first is None or last is None:
-            raise InvalidArgumentsError(
-                "disclosure_schedule from akshare: give a trade_date, or start and end"
-            )
+        first, last = window(req, VENDOR)
         return [
             VendorQuery(APPOINTMENTS, {"symbol": segment, "date": yyyymmdd(p)})
             for p in periods_reporting_in(first, last)

@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.errors import InvalidArgumentsError
 from pitlake.schemas import get as get_schema
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import window
 from pitlake.vendors.parsing import code_text, garbled, parse_dates
 from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, ymd
 
@@ -24,11 +24,7 @@ class CalendarFetcher(TushareFetcher):
     row_endpoints = (ENDPOINT,)
 
     def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
-        start, end = (req.trade_date, req.trade_date) if req.trade_date else (req.start, req.end)
-        if start is None or end is None:
-            raise InvalidArgumentsError(
-                "calendar from tushare: give a trade_date, or start and end"
-            )
+        start, end = window(req, VENDOR)
         params = {"exchange": CALENDAR_EXCHANGE, "start_date": ymd(start), "end_date": ymd(end)}
         return [VendorQuery(ENDPOINT, params)]
 

@@ -16,11 +16,11 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import is_quarter_end, periods_reporting_in
 from pitlake.schemas import get as get_schema
 from pitlake.symbols import canonical_many
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
+from pitlake.vendors.fetching import window
 from pitlake.vendors.parsing import garbled, is_missing, parse_dates, parse_symbols
 from pitlake.vendors.tushare.disclosure import (
     DISCLOSURE,
@@ -81,11 +81,7 @@ class DisclosureScheduleFetcher(TushareFetcher):
     row_endpoints = (DISCLOSURE,)
 
     def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
-        first, last = req.first_day, req.last_day
-        if first is None or last is None:
-            raise InvalidArgumentsError(
-                "disclosure_schedule from tushare: give a trade_date, or start and end"
-            )
+        first, last = window(req, VENDOR)
         return [
             VendorQuery(DISCLOSURE, {"end_date": ymd(p), "fields": DISCLOSURE_FIELDS})
             for p in periods_reporting_in(first, last)

@@ -19,6 +19,7 @@ from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import KNOWN_AT_DTYPE, parse_vendor_time
 from pitlake.schemas import get as get_schema
 from pitlake.symbols import canonical
+from pitlake.vendors import fetching
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.news_id import headline, news_id
 from pitlake.vendors.parsing import is_missing
@@ -57,12 +58,7 @@ class NewsFetcher(TushareFetcher):
         self.news_sources = tuple(NEWS_SOURCES if news_sources is None else news_sources)
 
     def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
-        if req.trade_date is not None:
-            days = [req.trade_date]
-        elif req.start is not None and req.end is not None:
-            days = every_day(req.start, req.end)
-        else:
-            raise InvalidArgumentsError("news from tushare: give a trade_date, or start and end")
+        days = every_day(*fetching.window(req, VENDOR))  # a session alone: that one day
         out = []
         for d in days:
             lo = datetime.combine(d, datetime.min.time())
