@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from pitlake.calendar import sessions_between
 from pitlake.errors import NoMarketDataError, VendorError, VendorPermissionError
 from pitlake.vendors.base import Fetcher, FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.parsing import garbled
@@ -38,6 +39,14 @@ def ymd(d: date) -> str:
 
 def every_day(start: date, end: date) -> list[date]:
     return [start + timedelta(days=i) for i in range((end - start).days + 1)]
+
+
+def trade_days(req: FetchRequest) -> list[date]:
+    """The session a nightly request names, else the sessions of its range (one call each)."""
+    if req.trade_date is not None:
+        return [req.trade_date]
+    assert req.start is not None and req.end is not None
+    return sessions_between(req.start, req.end)
 
 
 def check_frame(frame: object, endpoint: str, required: tuple[str, ...] = ()) -> pd.DataFrame:

@@ -11,7 +11,6 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.calendar import sessions_between
 from pitlake.schemas import get as get_schema
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery, json_cell, json_text
 from pitlake.vendors.parsing import (
@@ -23,7 +22,7 @@ from pitlake.vendors.parsing import (
     parse_symbols,
     text_or_none,
 )
-from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, ymd
+from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, trade_days, ymd
 
 TOP_LIST = "top_list"
 TOP_INST = "top_inst"
@@ -64,11 +63,7 @@ class DragonTigerFetcher(TushareFetcher):
     enrichment_endpoints = frozenset({TOP_INST})
 
     def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
-        if req.trade_date is not None:
-            days = [req.trade_date]
-        else:
-            assert req.start is not None and req.end is not None
-            days = sessions_between(req.start, req.end)
+        days = trade_days(req)
         out = []
         for d in days:
             out.append(VendorQuery(TOP_LIST, {"trade_date": ymd(d)}))

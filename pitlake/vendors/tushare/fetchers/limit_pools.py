@@ -13,7 +13,6 @@ from typing import ClassVar
 
 import pandas as pd
 
-from pitlake.calendar import sessions_between
 from pitlake.schemas import get as get_schema
 from pitlake.schemas.limit_pools import BROKEN, DOWN, UP
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
@@ -26,7 +25,7 @@ from pitlake.vendors.parsing import (
     parse_symbols,
     text_or_none,
 )
-from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, ymd
+from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, trade_days, ymd
 
 ENDPOINT = "limit_list_d"
 POOL_OF = {"U": UP, "D": DOWN, "Z": BROKEN}  # limit_type / `limit` → pool
@@ -52,11 +51,7 @@ class LimitPoolsFetcher(TushareFetcher):
     row_endpoints = (ENDPOINT,)
 
     def transform_query(self, req: FetchRequest) -> list[VendorQuery]:
-        if req.trade_date is not None:
-            days = [req.trade_date]
-        else:
-            assert req.start is not None and req.end is not None
-            days = sessions_between(req.start, req.end)
+        days = trade_days(req)
         return [VendorQuery(ENDPOINT, {"trade_date": ymd(d)}) for d in days]
 
     def follow_up(self, req: FetchRequest, stage: list[RawResponse]) -> list[VendorQuery]:

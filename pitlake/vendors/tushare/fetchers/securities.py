@@ -21,6 +21,7 @@ import pandas as pd
 from pitlake.calendar import beijing, sessions_between
 from pitlake.schemas.securities import finish, listing_rows, name_rows, suspension_rows
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
+from pitlake.vendors.fetching import concat
 from pitlake.vendors.parsing import code_text, parse_dates, parse_symbols, text_or_none
 from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, ymd
 
@@ -43,8 +44,7 @@ def _kw(endpoint: str) -> dict[str, str]:
 
 
 def _frames(raws: list[RawResponse], endpoint: str) -> pd.DataFrame:
-    frames = [r.frame for r in raws if r.query.endpoint == endpoint and not r.frame.empty]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return concat([r.frame for r in raws if r.query.endpoint == endpoint])
 
 
 def listings(raws: list[RawResponse]) -> pd.DataFrame:
