@@ -30,12 +30,7 @@ from pitlake.vendors.baostock.fields import (
 )
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.fetching import concat, window
-from pitlake.vendors.parsing import (
-    check_unit_scale,
-    garbled,
-    parse_numbers,
-    parse_required_dates,
-)
+from pitlake.vendors.parsing import check_unit_scale, garbled, parse_numbers, parse_required_dates
 
 ENDPOINT = "query_history_k_data_plus"
 REQUIRED = (*K_COLUMNS, "tradestatus")
