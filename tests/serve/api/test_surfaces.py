@@ -164,3 +164,13 @@ def test_derived_reads_take_their_model_parameters_everywhere(
         assert (
             options[field].default == default and query_options.flag(field) in options[field].opts
         )
+
+
+def test_the_readme_names_every_http_endpoint(openapi: dict[str, Any]) -> None:
+    """The README's HTTP bullet lists the `/v1/` endpoints: each one the server has is named
+    there (a new route without its line fails here)."""
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    bullet = readme[readme.index("- **HTTP**") :].split("\n- ", 1)[0]
+    routes = {p.removeprefix("/v1/") for p in openapi["paths"] if p.startswith("/v1/")}
+    missing = sorted(r for r in routes if f"`{r}`" not in bullet)
+    assert not missing, f"README's HTTP bullet does not name: {missing}"
