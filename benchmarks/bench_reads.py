@@ -220,6 +220,9 @@ class Timing:
     median_ms: float
     p90_ms: float
     samples_ms: list[float]
+    # the process's CPU time (every thread): steadier than wall time on a shared machine,
+    # where a loaded run's wall time is mostly waiting for a core
+    cpu_median_ms: float | None = None
 
 
 def _time(fn: Callable[[], Any], reps: int) -> tuple[Timing, Any]:
@@ -249,15 +252,19 @@ def _interleaved(fns: dict[str, Callable[[], Any]], reps: int) -> tuple[dict[str
         slow = slow or time.perf_counter() - t0 > SLOW_S
     reps = min(reps, SLOW_REPS) if slow else reps
     samples: dict[str, list[float]] = {name: [] for name in fns}
+    cpu: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(reps):
         for name, fn in fns.items():
             last[name] = None
             gc.collect()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             last[name] = fn()
             samples[name].append((time.perf_counter() - t0) * 1000)
+            cpu[name].append((time.process_time() - c0) * 1000)
     timings = {
-        name: Timing(statistics.median(v), float(np.percentile(v, 90)), v)
+        name: Timing(
+            statistics.median(v), float(np.percentile(v, 90)), v, statistics.median(cpu[name])
+        )
         for name, v in samples.items()
     }
     return timings, last
@@ -530,6 +537,12 @@ def run_versus(root: Path, args: argparse.Namespace) -> dict[str, Any]:
                 f"{name:18s} {row.rows:>9,} rows  duckdb {t_hand.median_ms:8.1f} ms  "
                 + "  ".join(
                     f"{f} {t.median_ms:8.1f} ms (×{row.ratio(f):.2f})" for f, t in timings.items()
+                )
+                + f"  | CPU duckdb {t_hand.cpu_median_ms:.0f} ms, "
+                + ", ".join(
+                    f"{f} {t.cpu_median_ms:.0f} (×{t.cpu_median_ms / t_hand.cpu_median_ms:.2f})"
+                    for f, t in timings.items()
+                    if t.cpu_median_ms is not None and t_hand.cpu_median_ms
                 ),
                 flush=True,
             )
@@ -600,7 +613,9 @@ def _versus_http_and_sql(
             }
             print(
                 f"{name:26s} {got.num_rows:>9,} rows  http {t.median_ms:8.1f} ms  duckdb "
-                f"{t_hand.median_ms:8.1f} ms  ×{t.median_ms / t_hand.median_ms:.2f}",
+                f"{t_hand.median_ms:8.1f} ms  ×{t.median_ms / t_hand.median_ms:.2f}  | CPU "
+                f"{t.cpu_median_ms:.0f} vs {t_hand.cpu_median_ms:.0f} ms "
+                f"(×{t.cpu_median_ms / t_hand.cpu_median_ms:.2f})",
                 flush=True,
             )
             del got, want, answers
@@ -636,7 +651,9 @@ def _versus_http_and_sql(
         }
         print(
             f"{name:26s} {got.num_rows:>9,} rows  Lake.sql {t_sql.median_ms:8.1f} ms  by hand "
-            f"{t_hand.median_ms:8.1f} ms  ×{t_sql.median_ms / t_hand.median_ms:.2f}",
+            f"{t_hand.median_ms:8.1f} ms  ×{t_sql.median_ms / t_hand.median_ms:.2f}  | CPU "
+            f"{t_sql.cpu_median_ms:.0f} vs {t_hand.cpu_median_ms:.0f} ms "
+            f"(×{t_sql.cpu_median_ms / t_hand.cpu_median_ms:.2f})",
             flush=True,
         )
         del got, want, answers
