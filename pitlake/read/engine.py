@@ -205,14 +205,20 @@ def last_per_key(table: pa.Table, key: Sequence[str]) -> pa.Table:
     newest version, whole (its NULLs stay NULL)."""
     if table.num_rows < 2:
         return table
-    n = table.num_rows
-    same_as_next = None
-    for k in key:
-        a = table.column(k)
-        eq = pc.fill_null(pc.equal(a.slice(0, n - 1), a.slice(1)), False)
-        same_as_next = eq if same_as_next is None else pc.and_(same_as_next, eq)
-    assert same_as_next is not None
+    same_as_next = same_as_next_row(table, key)
     if not pc.any(same_as_next).as_py():
         return table
-    keep = pa.concat_arrays([pc.invert(same_as_next).combine_chunks(), pa.array([True])])
+    keep = pa.concat_arrays([pc.invert(same_as_next), pa.array([True])])
     return table.filter(keep)
+
+
+def same_as_next_row(table: pa.Table, columns: Sequence[str]) -> pa.Array:
+    """Row i equals row i+1 in every column (rows 0…n-2; a NULL equals nothing)."""
+    n = table.num_rows
+    same = None
+    for c in columns:
+        a = table.column(c)
+        eq = pc.fill_null(pc.equal(a.slice(0, n - 1), a.slice(1)), False)
+        same = eq if same is None else pc.and_(same, eq)
+    assert same is not None
+    return same.combine_chunks() if isinstance(same, pa.ChunkedArray) else same

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from pitlake.read.engine import ident
+from pitlake.read.engine import ident, same_as_next_row
 from pitlake.read.session_slices import file_identity
 from pitlake.schemas import Dataset
 
@@ -94,22 +94,10 @@ def multi_version_sql(schema: Dataset, files: str = "$files") -> str:
     )
 
 
-def _same_as_next(table: pa.Table, columns: Sequence[str]) -> pa.Array:
-    """Row i equals row i+1 in every column (rows 0…n-2)."""
-    n = table.num_rows
-    same = None
-    for c in columns:
-        a = table.column(c)
-        eq = pc.fill_null(pc.equal(a.slice(0, n - 1), a.slice(1)), False)
-        same = eq if same is None else pc.and_(same, eq)
-    assert same is not None
-    return same.combine_chunks() if isinstance(same, pa.ChunkedArray) else same
-
-
 def _has_exact_ties(rows: pa.Table, schema: Dataset) -> bool:
     if rows.num_rows < 2:
         return False
-    return bool(pc.any(_same_as_next(rows, [*schema.key, *VERSION])).as_py())
+    return bool(pc.any(same_as_next_row(rows, [*schema.key, *VERSION])).as_py())
 
 
 def superseded_at(
@@ -129,7 +117,7 @@ def superseded_at(
     if visible.num_rows < 2:
         return visible.slice(0, 0)
     # sorted oldest first within a key: a row followed by a row of its key is superseded
-    followed = pa.concat_arrays([_same_as_next(visible, schema.key), pa.array([False])])
+    followed = pa.concat_arrays([same_as_next_row(visible, schema.key), pa.array([False])])
     return visible.filter(followed)
 
 
