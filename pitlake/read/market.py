@@ -83,7 +83,7 @@ def universe_facts(
     each code's first trading day within lo..hi (no limit then); None without a master."""
     for name in STATE_DATASETS:
         spec = SCHEMAS[name]
-        if spec.state is None or spec.state.gate_days is None or not lake.store.files(name):
+        if spec.state is None or spec.state.gate_days is None:
             continue
         rows = state.rows_by(
             lake.store,
