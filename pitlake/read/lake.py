@@ -25,6 +25,7 @@ from pitlake.pit import parse_cutoff
 from pitlake.read import cutoff
 from pitlake.read.answer import invalid, named_failures
 from pitlake.read.engine import DuckReader
+from pitlake.read.kept_reports import KeptReports
 from pitlake.read.readers import READERS
 from pitlake.read.session_slices import SessionSlices
 from pitlake.read.stored_calendar import lake_calendar
@@ -82,6 +83,7 @@ class Lake:
         self.pinned_cutoff = parse_cutoff(pin_as_of) if pin_as_of is not None else None
         self.reader = DuckReader(self.store.fs.fs if isinstance(self.store.fs, ObjectFS) else None)
         self.sessions = SessionSlices()  # one session's stored rows, per file identity
+        self.reports = KeptReports()  # statement files' indexes and rows, per file identity
         self.trading_calendar: TradingCalendar = lake_calendar(self.store)
 
     @property

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from pitlake.envelope import Result
 from pitlake.lake.catalog import WHOLE_MARKET
-from pitlake.read import arguments, gaps, scans, superseded
+from pitlake.read import arguments, gaps, kept_reports, scans, superseded
 from pitlake.read.answer import undated
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params, col, visible
@@ -30,6 +30,9 @@ PERIOD = "report_period"  # the column a report-period row is dated by
 # symbols' rows sort in milliseconds, less than applying the cutoff to the lake's kept
 # multi-version rows (~10 ms for 43k), and a snapshot's 50 symbols keep their ~40 ms.
 BULK_SYMBOLS = 200
+# Latest-report reads of at most this many symbols are answered from the kept files
+# (kept_reports.py): a snapshot's (up to 200 symbols).
+KEPT_SYMBOLS = 200
 
 
 def prepare(lake: Lake, spec: Dataset, q: Query, ask: Ask) -> Callable[[], Result]:
@@ -52,40 +55,13 @@ def answer(
     periods: list[date] | None,
     latest_only: bool,
 ) -> Result:
-    order = list(schema.key)  # the key: a total order
-    group = [c for c in order if c != PERIOD]  # one report per group: (symbol, statement, type)
-
-    def conditions(p: Params) -> list[str]:
-        where = [
-            f"{col('symbol')} IN {p.in_list(symbols)}",
-            *visible(p, ask.cutoff, ask.as_ingested),
-        ]
-        if statement is not None:
-            where.append(f"{col('statement')} = {p.add(statement)}")
-        if periods is not None:
-            where.append(f"{col(PERIOD)} IN {p.in_list(periods)}")
-        return where
-
     values = sorted({str(d.year) for d in periods}) if periods else None
     files = lake.store.files(schema.name, values)
-    p = Params()
-    where = conditions(p)
-    if latest_only and files:
-        # Two passes (performance only, same rows): the newest visible report period per
-        # group from a narrow scan of every year file, then the full latest versions of just
-        # those periods, from just their year files.
-        newest = scans.newest_periods(lake, files, conditions, group)
-        where.append(f"{col(PERIOD)} IN {p.in_list(newest)}" if newest else "FALSE")
-        files = lake.store.files(schema.name, sorted({str(d.year) for d in newest}))
-    gone = _superseded(lake, schema, files, ask) if len(symbols) > BULK_SYMBOLS else None
-    table = lake.reader.latest_versions(schema, files, where, p, order=order, superseded=gone)
-    frame = table if table is not None and table.num_rows else scans.empty_table(schema)
-    if latest_only and frame.num_rows:
-        newest_t = frame.group_by(group).aggregate([(PERIOD, "max")])
-        frame = frame.join(newest_t, keys=group)
-        keep = pc.equal(frame.column(PERIOD), frame.column(f"{PERIOD}_max"))
-        frame = frame.filter(keep).drop_columns([f"{PERIOD}_max"])
-        frame = frame.sort_by([(c, "ascending") for c in order])  # the join reorders
+    frame = None
+    if latest_only and files and len(symbols) <= KEPT_SYMBOLS:
+        frame = kept_reports.latest_reports(lake, schema, files, symbols, ask, statement, periods)
+    if frame is None:
+        frame = _scanned(lake, schema, files, symbols, ask, statement, periods, latest_only)
     ledger = LedgerView(
         lake.catalog.ledger_entries(schema.name, symbol=sorted({*symbols, WHOLE_MARKET}))
     )
@@ -105,6 +81,52 @@ def answer(
         else:
             notes.append(describe_gaps(found))
     return undated(frame, schema, ask, status, notes, found, ledger.entries)
+
+
+def _scanned(
+    lake: Lake,
+    schema: Dataset,
+    files: list[Any],
+    symbols: list[str],
+    ask: Ask,
+    statement: str | None,
+    periods: list[date] | None,
+    latest_only: bool,
+) -> pa.Table:
+    """The answer's rows from scans of the files, sorted by key."""
+    order = list(schema.key)  # the key: a total order
+    group = [c for c in order if c != PERIOD]  # one report per group: (symbol, statement, type)
+
+    def conditions(p: Params) -> list[str]:
+        where = [
+            f"{col('symbol')} IN {p.in_list(symbols)}",
+            *visible(p, ask.cutoff, ask.as_ingested),
+        ]
+        if statement is not None:
+            where.append(f"{col('statement')} = {p.add(statement)}")
+        if periods is not None:
+            where.append(f"{col(PERIOD)} IN {p.in_list(periods)}")
+        return where
+
+    p = Params()
+    where = conditions(p)
+    if latest_only and files:
+        # Two passes (performance only, same rows): the newest visible report period per
+        # group from a narrow scan of every year file, then the full latest versions of just
+        # those periods, from just their year files.
+        newest = scans.newest_periods(lake, files, conditions, group)
+        where.append(f"{col(PERIOD)} IN {p.in_list(newest)}" if newest else "FALSE")
+        files = lake.store.files(schema.name, sorted({str(d.year) for d in newest}))
+    gone = _superseded(lake, schema, files, ask) if len(symbols) > BULK_SYMBOLS else None
+    table = lake.reader.latest_versions(schema, files, where, p, order=order, superseded=gone)
+    frame = table if table is not None and table.num_rows else scans.empty_table(schema)
+    if latest_only and frame.num_rows:
+        newest_t = frame.group_by(group).aggregate([(PERIOD, "max")])
+        frame = frame.join(newest_t, keys=group)
+        keep = pc.equal(frame.column(PERIOD), frame.column(f"{PERIOD}_max"))
+        frame = frame.filter(keep).drop_columns([f"{PERIOD}_max"])
+        frame = frame.sort_by([(c, "ascending") for c in order])  # the join reorders
+    return frame
 
 
 def _superseded(lake: Lake, schema: Dataset, files: list[Any], ask: Ask) -> pa.Table | None:
