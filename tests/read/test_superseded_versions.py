@@ -173,6 +173,7 @@ def test_the_statements_read_drops_the_same_rows_as_the_neighbour_comparison(
 ) -> None:
     _write_raw(store, _raw_rows())
     monkeypatch.setattr(report_period, "BULK_SYMBOLS", 0)  # a bulk read, of three symbols
+    monkeypatch.setattr(report_period, "KEPT_SYMBOLS", 0)  # scanned, not from the kept files
     symbols = [A, B, "300750.SZ"]
     asks = [(t(d), None) for d in (1, 2, 3, 6, 10)] + [(t(6), t(s)) for s in (2, 4, 5)]
 
