@@ -10,7 +10,10 @@ hand-written DuckDB queries of the same rows in the same run.
 - *per section*: each section's own read time within the warm calls;
 - *by hand*: DuckDB on the raw files — the 50 symbols' quotes on the session (`known_at <=
   cutoff`, newest version per key) and their latest report per (statement, report_type) —
-  interleaved with the warm calls.
+  interleaved with the warm calls;
+- *scanned statements* (`--vs-scans`): the same warm calls with the financials section read by
+  the scans instead of the kept statement files (`report_period.KEPT_SYMBOLS = 0`), each
+  interleaved with a call on the kept files (which goes first alternates).
 """
 
 from __future__ import annotations
@@ -50,11 +53,12 @@ def _stats(xs: list[float]) -> dict[str, float]:
     }
 
 
-def run(root: Path, reps: int) -> dict[str, Any]:
+def run(root: Path, reps: int, vs_scans: bool = False) -> dict[str, Any]:
     import duckdb
     from fastapi.testclient import TestClient
 
     import pitlake.serve.api.snapshot as snapshot
+    from pitlake.read.readers import report_period
     from pitlake.serve.api.app import create_app
 
     summary = read_summary(root)
@@ -107,6 +111,18 @@ def run(root: Path, reps: int) -> dict[str, Any]:
 
     warm: list[float] = []
     by_hand: list[float] = []
+    scanned: list[float] = []
+    kept_symbols = report_period.KEPT_SYMBOLS
+
+    def snap_scanned(client: TestClient, syms: list[str]) -> float:
+        report_period.KEPT_SYMBOLS = 0
+        snapshot._section = real  # type: ignore[assignment]  # its sections are not counted
+        try:
+            return _ms(lambda: snap(client, syms))[0]
+        finally:
+            report_period.KEPT_SYMBOLS = kept_symbols
+            snapshot._section = timed  # type: ignore[assignment]
+
     with TestClient(create_app(root, catalog_url=url, token="")) as client:
         snap(client, _spread(symbols, 0))  # the app's first call (measured as cold above)
         snapshot._section = timed  # type: ignore[assignment]
@@ -114,7 +130,11 @@ def run(root: Path, reps: int) -> dict[str, Any]:
             sections.clear()
             for i in range(reps):
                 syms = _spread(symbols, i + 1)
+                if vs_scans and i % 2:
+                    scanned.append(snap_scanned(client, syms))
                 warm.append(_ms(lambda s=syms: snap(client, s))[0])
+                if vs_scans and not i % 2:
+                    scanned.append(snap_scanned(client, syms))
                 by_hand.append(_ms(lambda s=syms: hand(s))[0])
         finally:
             snapshot._section = real  # type: ignore[assignment]
@@ -126,6 +146,7 @@ def run(root: Path, reps: int) -> dict[str, Any]:
         "warm_other_symbols": _stats(warm),
         "by_hand_duckdb": _stats(by_hand),
         "sections_warm": {k: _stats(v) for k, v in sections.items()},
+        **({"warm_statements_scanned": _stats(scanned)} if scanned else {}),
     }
 
 
@@ -134,9 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lake", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--json", type=Path, default=OUT / "bench_snapshot.json")
+    ap.add_argument(
+        "--vs-scans",
+        action="store_true",
+        help="also time each warm call with the statements scanned, not read from the kept files",
+    )
     args = ap.parse_args(argv)
     before = os.getloadavg()
-    report = run(args.lake, args.reps)
+    report = run(args.lake, args.reps, args.vs_scans)
     report["machine"]["load_average_before"] = before
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
