@@ -159,22 +159,37 @@ class KeptReports:
             out.append((fid, kept))
         return out
 
-    def file_rows(
-        self, schema: Dataset, path: Any, fid: FileIdentity, read: Callable[[str], pa.Table]
+    def take(
+        self,
+        schema: Dataset,
+        path: Any,
+        fid: FileIdentity,
+        numbers: np.ndarray,
+        read: Callable[[str, np.ndarray | None], pa.Table | None],
+        *,
+        keep: bool,
     ) -> pa.Table | None:
-        """The file's stored rows in file order, if it still has the identity `fid` (the
-        one its index was read at); else None."""
+        """The file's stored rows at `numbers` if it still has the identity `fid` (the one
+        its index was read at), else None: from its kept rows, else (`keep`) from the file
+        read whole (`read(path, None)`) and kept, else from those rows alone, read and not
+        kept (`read(path, numbers)`), so that a read touching many old year files does not
+        cycle them through the bound."""
         key = (schema.name, fid)
         kept = self.rows.get(key)
-        if kept is not None:
-            return kept  # type: ignore[no-any-return]
-        if file_identity(path) != fid:
-            return None
-        table = read(str(path))
-        if file_identity(path) != fid:
-            return None  # rewritten while read: its row numbers are not the index's
-        self.rows.keep(key, table, table.nbytes)
-        return table
+        if kept is None:
+            if file_identity(path) != fid:
+                return None
+            table = read(str(path), None if keep else numbers)
+            if table is None or file_identity(path) != fid:
+                return None  # rewritten while read: its row numbers are not the index's
+            if not keep:
+                return table
+            self.rows.keep(key, table, table.nbytes)
+            kept = table
+        return kept.take(pa.array(numbers, type=pa.int64()))  # type: ignore[no-any-return]
+
+    def kept(self, schema: Dataset, fid: FileIdentity) -> bool:
+        return self.rows.get((schema.name, fid)) is not None
 
 
 def index_sql(schema: Dataset, file: str) -> str:
@@ -186,13 +201,15 @@ def index_sql(schema: Dataset, file: str) -> str:
     )
 
 
-def rows_sql(file: str) -> str:
-    """Every row of the file bound as `file`, with its row number (checked, then dropped)."""
-    return (
+def rows_sql(file: str, numbers: str | None = None) -> str:
+    """The rows of the file bound as `file` (those numbered in the bound list `numbers`;
+    None: every row), with their row numbers (checked, then dropped)."""
+    sql = (
         f"SELECT * EXCLUDE (file_row_number), CAST(file_row_number AS BIGINT) AS {ROW} "
         f"FROM read_parquet({file}, union_by_name = true, hive_partitioning = false, "
         "file_row_number = true)"
     )
+    return sql if numbers is None else f"{sql} WHERE file_row_number IN (SELECT unnest({numbers}))"
 
 
 def _others(schema: Dataset) -> list[str]:
@@ -315,20 +332,28 @@ def _take_rows(
 ) -> pa.Table | None:
     """The stored rows at `numbers` of the files at `where`, sorted by key."""
 
-    def read(path: str) -> pa.Table:
+    def read(path: str, wanted: np.ndarray | None) -> pa.Table | None:
         p = Params()
-        table = lake.reader.table(rows_sql(p.add([path])), p)
+        rows = None if wanted is None else p.add(wanted.tolist())
+        table = lake.reader.table(rows_sql(p.add([path]), rows), p)
         stored = table.column(ROW).to_numpy()
+        if wanted is not None:  # just these rows, in any order: the answer is sorted
+            return table.drop_columns([ROW]) if np.array_equal(np.sort(stored), wanted) else None
         if not np.array_equal(stored, np.arange(len(stored))):
             table = table.take(pa.array(np.argsort(stored, kind="stable")))
         return table.drop_columns([ROW])
 
+    needed = np.unique(where)
+    missing = [n for n in needed if not lake.reports.kept(schema, indexed[n][0])]
+    # one file read whole and kept per read: the one holding most of the answer
+    whole = max(missing, key=lambda n: int((where == n).sum())) if missing else None
     out = []
-    for n in np.unique(where):
-        stored = lake.reports.file_rows(schema, files[n], indexed[n][0], read)
-        if stored is None:
+    for n in needed:
+        wanted = np.sort(numbers[where == n])
+        found = lake.reports.take(schema, files[n], indexed[n][0], wanted, read, keep=n == whole)
+        if found is None:
             return None
-        out.append(stored.take(pa.array(numbers[where == n], type=pa.int64())))
+        out.append(found)
     if len({t.schema for t in out}) > 1:
         return None  # the scans would unify the files' schemas by name: leave it to them
     table = pa.concat_tables(out) if len(out) > 1 else out[0]

@@ -234,10 +234,12 @@ def test_a_file_rewritten_between_its_index_and_its_rows_is_not_used(
         ingested_at=INGEST + timedelta(days=1),
     )
 
-    def read(path: str) -> pa.Table:
+    def read(path: str, numbers: Any) -> pa.Table:
         raise AssertionError("read at another identity")
 
-    assert lake.reports.file_rows(SCHEMA, files[0], fid, read) is None
+    rows = np.asarray([0])
+    for keep in (True, False):
+        assert lake.reports.take(SCHEMA, files[0], fid, rows, read, keep=keep) is None
     # and the read itself answers from the new file
     assert [r[0] for r in _newest(lake, "2025-06-30")] == [B, A]
 
@@ -251,7 +253,8 @@ def test_warm_reads_of_other_symbols_scan_no_file(
     store: LakeStore, lake: Lake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _write_raw(store, RAW)
-    lake.financials([A], as_of=t(13), latest_only=True)
+    for _ in range(2):  # one file read whole and kept per read: 2024's, then 2025's
+        lake.financials([A], as_of=t(13), latest_only=True)
     seen: list[str] = []
     real = DuckReader.table
 
@@ -263,6 +266,22 @@ def test_warm_reads_of_other_symbols_scan_no_file(
     monkeypatch.setattr(DuckReader, "table", counting)
     assert [r[0] for r in _newest(lake, t(13))][:1] == [B]
     assert seen == []  # the indexes and the 2024 and 2025 files' rows were kept
+
+
+def test_one_file_is_read_whole_per_read_the_others_rows_alone(
+    store: LakeStore, lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_raw(store, RAW)
+    with monkeypatch.context() as m:
+        m.setattr(report_period, "KEPT_SYMBOLS", 0)
+        scanned = _newest(lake, t(13))
+    _no_scans(monkeypatch)
+    first = _newest(lake, t(13))  # A's income, B's and C's in 2025; A's balance, type 2 in 2024
+    assert first == scanned and {r[2][:4] for r in first} == {"2024", "2025"}
+    kept = list(lake.reports.rows._kept)
+    assert len(kept) == 1 and "year=2025" in kept[0][1][0]  # 2025's rows: three of five
+    assert _newest(lake, t(13)) == scanned  # 2024's rows read alone, then kept
+    assert len(lake.reports.rows) == 2
 
 
 def test_the_kept_forms_are_bounded_by_bytes() -> None:
