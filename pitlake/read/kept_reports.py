@@ -295,8 +295,8 @@ def latest_reports(
         if ask.as_ingested is not None:
             keep &= idx.ingested[at] <= idx.instant(1, ask.as_ingested)
         if statement is not None:
-            values = idx.values[others.index("statement")]
-            code = values.index(statement) if statement in values else -1
+            named = idx.values[others.index("statement")]
+            code = named.index(statement) if statement in named else -1
             keep &= idx.codes[others.index("statement")][at] == code
         if wanted is not None:
             keep &= np.isin(idx.period[at], wanted)
