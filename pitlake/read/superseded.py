@@ -18,8 +18,6 @@ newest to pick: then `None`, and the caller ranks the rows as before.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -30,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 from pitlake.read.engine import ident, same_as_next_row
-from pitlake.read.session_slices import file_identity
+from pitlake.read.kept import KeptByFiles
 from pitlake.schemas import Dataset
 
 # File sets kept per process: a statements lake's multi-version rows are ~1 MB in Arrow.
@@ -46,37 +44,24 @@ _TIES = _Ties()
 
 
 class MultiVersionRows:
-    """A bounded LRU: per dataset and file identities, the stored rows (key, known_at,
-    ingested_at) of the keys with more than one stored version."""
+    """Per dataset and file identities, the stored rows (key, known_at, ingested_at) of the
+    keys with more than one stored version (a bounded LRU, `kept.KeptByFiles`)."""
 
     def __init__(self, max_sets: int = MAX_SETS) -> None:
-        self._max = max_sets
-        self._kept: OrderedDict[tuple[Any, ...], pa.Table | _Ties] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: KeptByFiles[pa.Table | _Ties] = KeptByFiles(max_sets, max_bytes=2**62)
 
     def get(
         self, schema: Dataset, files: Sequence[Any], scan: Callable[[list[str]], pa.Table]
     ) -> pa.Table | None:
         """The kept rows (`scan(paths)` runs `multi_version_sql` on a miss); None when a
         file has no local identity (a remote lake) or the files hold exact ties."""
-        ids = [file_identity(f) for f in files]
-        if not ids or any(i is None for i in ids):
-            return None
-        key = (schema.name, tuple(ids))
-        with self._lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-                return None if isinstance(found, _Ties) else found
-        rows = scan([str(f) for f in files])
-        kept: pa.Table | _Ties = _TIES if _has_exact_ties(rows, schema) else rows
-        if [file_identity(f) for f in files] == ids:  # not rewritten while scanned
-            with self._lock:
-                self._kept[key] = kept
-                self._kept.move_to_end(key)
-                while len(self._kept) > self._max:
-                    self._kept.popitem(last=False)
-        return None if isinstance(kept, _Ties) else kept
+
+        def rows() -> pa.Table | _Ties:
+            found = scan([str(f) for f in files])
+            return _TIES if _has_exact_ties(found, schema) else found
+
+        kept = self._kept.get(schema.name, files, rows)
+        return None if kept is None or isinstance(kept, _Ties) else kept
 
 
 MULTI_VERSION_ROWS = MultiVersionRows()  # immutable file facts: one store per process
