@@ -28,6 +28,7 @@ from pitlake.read.engine import DuckReader
 from pitlake.read.kept_reports import KeptReports
 from pitlake.read.readers import READERS
 from pitlake.read.session_slices import SessionSlices
+from pitlake.read.sql_shared import SharedDatabase
 from pitlake.read.stored_calendar import lake_calendar
 from pitlake.schemas import (
     Dataset,
@@ -84,6 +85,7 @@ class Lake:
         self.reader = DuckReader(self.store.fs.fs if isinstance(self.store.fs, ObjectFS) else None)
         self.sessions = SessionSlices()  # one session's stored rows, per file identity
         self.reports = KeptReports()  # statement files' indexes and rows, per file identity
+        self.sql_database = SharedDatabase()  # Lake.sql's single SELECTs (sql_shared.py)
         self.trading_calendar: TradingCalendar = lake_calendar(self.store)
 
     @property
@@ -101,6 +103,7 @@ class Lake:
 
     def close(self) -> None:
         self.reader.close()
+        self.sql_database.close()
 
     def __enter__(self) -> Lake:
         return self

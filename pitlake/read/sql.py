@@ -19,10 +19,10 @@ access is off — measured; that is why the scans go through registered Arrow da
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterable
-from datetime import date, datetime, timedelta
+from collections.abc import Callable, Iterable
+from datetime import date, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -30,13 +30,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from pitlake.calendar import FIRST_SESSION, XSHG
 from pitlake.envelope import Result
 from pitlake.lake.store import LakeStore
-from pitlake.read.adjust import FACTORS, PRICE_COLUMNS
+from pitlake.read.adjust import FACTORS
 from pitlake.read.engine import ident
-from pitlake.read.readers.calendar import EXCHANGE, OFFLINE_SOURCE
-from pitlake.read.superseded import anti_join, register_superseded
+from pitlake.read.sql_derived import ADJUSTED_VIEWS, PRICES, adjusted_views, calendar_days
+from pitlake.read.sql_shared import lock, settings, single_select
+from pitlake.read.superseded import anti_join, reader_scan, register_superseded
 from pitlake.records import JSON_COLUMNS
 from pitlake.schemas import SCHEMAS, Dataset, Kind, of_kind
 from pitlake.statuses import DateStatus, ResultStatus
@@ -48,9 +48,6 @@ if TYPE_CHECKING:
 # and the offline calendar instead (its own view below).
 VERSIONED = tuple(name for name in SCHEMAS if SCHEMAS[name].kind is not Kind.CALENDAR)
 [CALENDAR] = (SCHEMAS[name] for name in of_kind(Kind.CALENDAR))
-# The adjusted views: of the dataset whose query takes `adjust` (the bars), one per mode.
-[PRICES] = (s for s in SCHEMAS.values() if s.query is not None and "adjust" in s.query.model_fields)
-ADJUSTED_VIEWS = {f"{PRICES.name}_{mode}": mode for mode in ("qfq", "hfq")}
 _DUCKDB_TYPE = {pa.string(): "VARCHAR", pa.float64(): "DOUBLE"}
 
 
@@ -157,15 +154,36 @@ def _invalid(e: duckdb.Error) -> Result:
 def _run(
     lake: Lake, cutoff: datetime, as_ingested: datetime | None, query: str, only: set[str] | None
 ) -> pa.Table:
-    """The statement's rows over a connection holding the relations in `only` (all if None)."""
+    """The statement's rows over a connection holding the relations in `only` (all if None):
+    a cursor on the Lake's shared database for a single SELECT naming its relations
+    (sql_shared.py), a database of its own for anything else."""
     wants_factors = only is None or bool(only & set(ADJUSTED_VIEWS))
     coverage = _coverage(lake, cutoff) if wants_factors else None
+    if only is not None and single_select(query):
+        con = lake.sql_database.cursor()
+        try:
+            populate(
+                con,
+                lake.store,
+                cutoff,
+                as_ingested,
+                factor_coverage=coverage,
+                only=only,
+                superseded_scan=partial(reader_scan, lake.reader),
+            )
+            return _rows(con, query)
+        finally:
+            con.close()
     con = connect(lake.store, cutoff, as_ingested, factor_coverage=coverage, only=only)
     try:
-        rel = con.sql(query)
-        return rel.to_arrow_table() if rel is not None else pa.table({})
+        return _rows(con, query)
     finally:
         con.close()
+
+
+def _rows(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table:
+    rel = con.sql(query)
+    return rel.to_arrow_table() if rel is not None else pa.table({})
 
 
 def referenced(query: str) -> set[str] | None:
@@ -207,43 +225,64 @@ def connect(
     threads: int | None = None,
     only: Iterable[str] | None = None,
 ) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection holding the point-in-time views at `cutoff` (aware), with file
-    access off. `factor_coverage`: the last session the ledger says factors were fetched for
-    (adjusted rows after a symbol's last factor are served up to it, as `Lake` does).
-    `only`: build just these relations (closed over their needs, see `referenced`)."""
-    wanted = (set(RELATIONS) | {"_factors", "_anchored"}) if only is None else set(only)
+    """A DuckDB connection (its own database) holding the point-in-time views at `cutoff`
+    (aware), with file access off. `factor_coverage`: the last session the ledger says
+    factors were fetched for (adjusted rows after a symbol's last factor are served up to
+    it, as `Lake` does). `only`: build just these relations (closed over their needs, see
+    `referenced`)."""
     con = duckdb.connect(config={"threads": threads} if threads else {})
     try:
-        con.execute("SET TimeZone = 'Asia/Shanghai'")  # known_at::DATE is the Beijing day
-        # Arrow-dataset scans carry no row estimates (~1 row), and below this threshold DuckDB
-        # turns the qfq views' ASOF JOIN into a nested loop: minutes instead of seconds.
-        con.execute("SET asof_loop_join_threshold = 0")
-        for name in VERSIONED:
-            schema = SCHEMAS[name]
-            if f"{name}_versions" in wanted:
-                data = _visible(store, schema, cutoff, as_ingested, dictionary=LINEAGE_STRINGS)
-                con.register(f"{name}_versions", data)
-            if name in wanted:
-                # statements: drop the superseded rows (superseded.py); the other kinds'
-                # questions are mostly one session or symbol, filtered below the window,
-                # and their multi-version scan (6M quotes) would cost more than it saves
-                superseded = (
-                    register_superseded(con, schema, store.files(name), cutoff, as_ingested)
-                    if schema.kind is Kind.REPORT_PERIOD
-                    else None
-                )
-                con.execute(f"CREATE VIEW {ident(name)} AS {_latest_sql(schema, superseded)}")
-        if "_factors" in wanted:
-            _adjusted_views(con, factor_coverage, wanted)
-        if CALENDAR.name in wanted:
-            con.register("_calendar_days", _calendar_days(store, cutoff))
-            con.execute(f"CREATE VIEW {ident(CALENDAR.name)} AS SELECT * FROM _calendar_days")
-        con.execute("SET enable_external_access = false")
-        con.execute("SET lock_configuration = true")
+        settings(con)
+        populate(con, store, cutoff, as_ingested, factor_coverage=factor_coverage, only=only)
+        lock(con)
     except BaseException:
         con.close()
         raise
     return con
+
+
+def populate(
+    con: duckdb.DuckDBPyConnection,
+    store: LakeStore,
+    cutoff: datetime,
+    as_ingested: datetime | None = None,
+    *,
+    factor_coverage: date | None = None,
+    only: Iterable[str] | None = None,
+    superseded_scan: Callable[[Dataset], Callable[[list[str]], pa.Table]] | None = None,
+) -> None:
+    """Register on `con` the relations in `only` (all if None) at the cutoff, as temporary
+    views (they die with the connection and no other connection sees them).
+    `superseded_scan(schema)`: how to scan the files for the statements' multi-version rows
+    when `con` itself has no file access (default: `con`)."""
+    wanted = (set(RELATIONS) | {"_factors", "_anchored"}) if only is None else set(only)
+    for name in VERSIONED:
+        schema = SCHEMAS[name]
+        if f"{name}_versions" in wanted:
+            data = _visible(store, schema, cutoff, as_ingested, dictionary=LINEAGE_STRINGS)
+            con.register(f"{name}_versions", data)
+        if name in wanted:
+            # statements: drop the superseded rows (superseded.py); the other kinds'
+            # questions are mostly one session or symbol, filtered below the window,
+            # and their multi-version scan (6M quotes) would cost more than it saves
+            superseded = (
+                register_superseded(
+                    con,
+                    schema,
+                    store.files(name),
+                    cutoff,
+                    as_ingested,
+                    scan=superseded_scan(schema) if superseded_scan else None,
+                )
+                if schema.kind is Kind.REPORT_PERIOD
+                else None
+            )
+            con.execute(f"CREATE TEMP VIEW {ident(name)} AS {_latest_sql(schema, superseded)}")
+    if "_factors" in wanted:
+        adjusted_views(con, factor_coverage, wanted)
+    if CALENDAR.name in wanted:
+        con.register("_calendar_days", calendar_days(_visible(store, CALENDAR, cutoff, None)))
+        con.execute(f"CREATE TEMP VIEW {ident(CALENDAR.name)} AS SELECT * FROM _calendar_days")
 
 
 def _visible(
@@ -313,93 +352,4 @@ def _latest_sql(schema: Dataset, superseded: str | None = None) -> str:
     return (
         f"SELECT {cols} FROM {relation} v QUALIFY row_number() OVER (PARTITION BY {keys} "
         "ORDER BY v.known_at DESC, v.ingested_at DESC) = 1"
-    )
-
-
-def _adjusted_views(
-    con: duckdb.DuckDBPyConnection, factor_coverage: date | None, wanted: set[str]
-) -> None:
-    """qfq/hfq quotes from the factors known at the cutoff: per symbol, the vendor of its
-    latest factor and only that vendor's series (bases differ between vendors); a row takes
-    the last factor on or before its date; qfq divides by the latest factor (the anchor). Rows
-    before the first factor or after the covered dates are left out, never served raw."""
-    through = f"DATE '{factor_coverage.isoformat()}'" if factor_coverage else "NULL::DATE"
-    con.execute(
-        f"""
-        CREATE VIEW _factors AS
-        WITH f AS (SELECT symbol, trade_date, adj_factor, source, known_at, ingested_at
-                   FROM {FACTORS.name}_versions),
-        last_day AS (SELECT symbol, max(trade_date) AS d FROM f GROUP BY symbol),
-        vendor AS (
-            SELECT f.symbol, arg_max(f.source, f.known_at) AS source
-            FROM f JOIN last_day l ON f.symbol = l.symbol AND f.trade_date = l.d
-            GROUP BY f.symbol
-        )
-        SELECT f.symbol, f.trade_date,
-               arg_max(f.adj_factor, f.known_at) AS adj_factor
-        FROM f JOIN vendor v ON f.symbol = v.symbol AND f.source = v.source
-        GROUP BY f.symbol, f.trade_date
-        """
-    )
-    con.execute(  # one evaluation of _factors serves the join and the anchor (a window)
-        f"""
-        CREATE VIEW _anchored AS
-        SELECT symbol, trade_date, adj_factor,
-               arg_max(adj_factor, trade_date) OVER (PARTITION BY symbol) AS anchor,
-               greatest(max(trade_date) OVER (PARTITION BY symbol),
-                        coalesce({through}, DATE '1900-01-01')) AS covered
-        FROM _factors
-        """
-    )
-    schema = PRICES
-    for view, mode in ADJUSTED_VIEWS.items():
-        if view not in wanted:
-            continue
-        scale = "f.adj_factor / f.anchor" if mode == "qfq" else "f.adj_factor"
-        replaced = ", ".join(f"q.{c} * ({scale}) AS {c}" for c in PRICE_COLUMNS)
-        con.execute(
-            f"""
-            CREATE VIEW {view} AS
-            SELECT q.* REPLACE ({replaced}), f.adj_factor
-            FROM {ident(PRICES.name)} q
-            ASOF JOIN _anchored f ON q.symbol = f.symbol AND q.trade_date >= f.trade_date
-            WHERE q.trade_date <= f.covered
-            """
-        )
-    assert set(PRICE_COLUMNS) <= set(schema.columns)
-
-
-def _calendar_days(store: LakeStore, cutoff: datetime) -> pa.Table:
-    """XSHG days with is_open, as `Lake.calendar` answers them: the offline calendar through
-    its last day, then the stored vendor calendar rows known at the cutoff."""
-    offline_last = XSHG.offline_last
-    out = _offline_days(offline_last)
-    stored = _visible(store, CALENDAR, cutoff, None)
-    if isinstance(stored, ds.Dataset):
-        beyond = stored.to_table(
-            columns=["exchange", "date", "is_open", "source", "known_at"],
-            filter=(pc.field("exchange") == EXCHANGE) & (pc.field("date") > offline_last),
-        )
-        if beyond.num_rows:
-            beyond = beyond.sort_by([("date", "ascending"), ("known_at", "descending")])
-            first = pc.not_equal(beyond["date"].slice(1), beyond["date"].slice(0, -1))
-            keep = pa.concat_arrays([pa.array([True]), first.combine_chunks()])
-            beyond = beyond.filter(keep).select(["date", "is_open", "source"])
-            out = pa.concat_tables([out, beyond.cast(out.schema)])
-    return out
-
-
-@functools.lru_cache(maxsize=2)
-def _offline_days(offline_last: date) -> pa.Table:
-    """Every day FIRST_SESSION…offline_last with is_open from the offline exchange calendar
-    (13k rows), built once per process instead of at every connection."""
-    sessions = set(XSHG.sessions_between(FIRST_SESSION, offline_last))
-    n = (offline_last - FIRST_SESSION).days + 1
-    days = [FIRST_SESSION + timedelta(days=i) for i in range(n)]
-    return pa.table(
-        {
-            "date": pa.array(days, pa.date32()),
-            "is_open": pa.array([d in sessions for d in days], pa.bool_()),
-            "source": pa.array([OFFLINE_SOURCE] * n, pa.string()),
-        }
     )

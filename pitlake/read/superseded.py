@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from pitlake.read.engine import ident, same_as_next_row
+from pitlake.read.engine import DuckReader, Params, ident, same_as_next_row
 from pitlake.read.kept import KeptByFiles
 from pitlake.schemas import Dataset
 
@@ -79,6 +79,16 @@ def multi_version_sql(schema: Dataset, files: str = "$files") -> str:
     )
 
 
+def reader_scan(reader: DuckReader, schema: Dataset) -> Callable[[list[str]], pa.Table]:
+    """The multi-version rows of some files, scanned by a `DuckReader` (file access on)."""
+
+    def scan(paths: list[str]) -> pa.Table:
+        p = Params()
+        return reader.table(multi_version_sql(schema, p.add(paths)), p)
+
+    return scan
+
+
 def _has_exact_ties(rows: pa.Table, schema: Dataset) -> bool:
     if rows.num_rows < 2:
         return False
@@ -119,17 +129,19 @@ def register_superseded(
     files: Sequence[Any],
     cutoff: datetime,
     as_ingested: datetime | None,
+    scan: Callable[[list[str]], pa.Table] | None = None,
 ) -> str | None:
-    """Register on `con` (file access still on) the rows of `files` a newer visible version
-    supersedes, as `_<dataset>_superseded`: its name, "" when no row is, None when they are
-    not known (see `MultiVersionRows.get`)."""
+    """Register on `con` the rows of `files` a newer visible version supersedes, as
+    `_<dataset>_superseded`: its name, "" when no row is, None when they are not known (see
+    `MultiVersionRows.get`). The files are scanned by `scan` on a miss (default: on `con`,
+    whose file access must still be on)."""
     if not files:
         return ""
 
-    def scan(paths: list[str]) -> pa.Table:
+    def on_con(paths: list[str]) -> pa.Table:
         return con.sql(multi_version_sql(schema), params={"files": paths}).to_arrow_table()
 
-    rows = MULTI_VERSION_ROWS.get(schema, files, scan)
+    rows = MULTI_VERSION_ROWS.get(schema, files, scan or on_con)
     if rows is None:
         return None
     gone = superseded_at(rows, schema, cutoff, as_ingested)

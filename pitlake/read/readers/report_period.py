@@ -135,12 +135,9 @@ def _superseded(lake: Lake, schema: Dataset, files: list[Any], ask: Ask) -> pa.T
     all on the key and visibility, as `latest_versions` requires."""
     if not files:
         return None
-
-    def scan(paths: list[str]) -> pa.Table:
-        p = Params()
-        return lake.reader.table(superseded.multi_version_sql(schema, p.add(paths)), p)
-
-    rows = superseded.MULTI_VERSION_ROWS.get(schema, files, scan)
+    rows = superseded.MULTI_VERSION_ROWS.get(
+        schema, files, superseded.reader_scan(lake.reader, schema)
+    )
     if rows is None:
         return None
     return superseded.superseded_at(rows, schema, ask.cutoff, ask.as_ingested)
