@@ -9,7 +9,7 @@ from datetime import date, datetime
 import numpy as np
 import pandas as pd
 from pitlake.expectations import derive as d
-from pitlake.expectations.findings import ALIGNMENT_SUITE, partitions_of
+from pitlake.expectations.findings import run_check_verdict
 from pitlake.expectations.run_context import RunContext
 from pitlake.expectations.verdict import (
     CheckResult,
@@ -19,7 +19,7 @@ from pitlake.expectations.verdict import (
     Verdict,
     utc_now,
 )
-from pitlake.schemas import SCHEMAS, TRADE_DATE_DATASETS
+from pitlake.schemas import TRADE_DATE_DATASETS
 
 from pitlake.calendar import to_date
 from pitlake.statuses import LedgerStatus
@@ -88,19 +88,16 @@ def check_alignment(
             description=description,
         )
         common = dict(
-            dataset=name,
-            suite=ALIGNMENT_SUITE,
-            run_id=run_id,
-            evaluated=1,
-            row_count=len(frame),
-            at=at,
-            checks=[check],
             trade_dates=[x.isoformat() for x in ds],
             expected_trade_date=reference.isoformat() if reference else None,
-            partitions=partitions_of(SCHEMAS[name], frame, ctx),
         )
         if aligned:
-            out[name] = Verdict(
+            out[name] = run_check_verdict(
+                name,
+                frame,
+                check,
+                ctx,
+                at,
                 outcome=Outcome.PASS,
                 ledger_status=LedgerStatus.OK,
                 message=f"{name}: aligned on {carried or 'no rows'}",
@@ -125,7 +122,12 @@ def check_alignment(
                 "run_effective_trade_date": reference.isoformat() if reference else None,
             },
         )
-        out[name] = Verdict(
+        out[name] = run_check_verdict(
+            name,
+            frame,
+            check,
+            ctx,
+            at,
             outcome=Outcome.REJECT,
             ledger_status=LedgerStatus.NOT_READY if behind else LedgerStatus.REJECTED,
             failed=[failure],

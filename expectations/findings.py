@@ -293,3 +293,35 @@ def rejection(
         at=at,
         suite=suite_name(dataset),
     )
+
+
+def run_check_verdict(
+    name: str,
+    frame: pd.DataFrame,
+    check: CheckResult,
+    ctx: RunContext,
+    at: datetime,
+    *,
+    outcome: Outcome,
+    ledger_status: LedgerStatus,
+    message: str,
+    failed: list[FailedExpectation] | None = None,
+    **extra: Any,
+) -> Verdict:
+    """The verdict of one run-level check over a whole batch (the alignment of a night's
+    trade dates, the limit cross-checks): one check evaluated, its rows' partitions named."""
+    return Verdict(
+        dataset=name,
+        suite=ALIGNMENT_SUITE,
+        run_id=ctx.run_id,
+        outcome=outcome,
+        ledger_status=ledger_status,
+        evaluated=1,
+        row_count=len(frame),
+        at=at,
+        failed=failed or [],
+        checks=[check],
+        message=message,
+        partitions=partitions_of(SCHEMAS[name], frame, ctx),
+        **extra,
+    )

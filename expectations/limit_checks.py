@@ -22,7 +22,7 @@ from datetime import date, datetime
 
 import numpy as np
 import pandas as pd
-from pitlake.expectations.findings import ALIGNMENT_SUITE, partitions_of
+from pitlake.expectations.findings import run_check_verdict
 from pitlake.expectations.run_context import RunContext
 from pitlake.expectations.verdict import (
     CheckResult,
@@ -149,22 +149,16 @@ def _verdict(
         unexpected_count=len(found),
     )
     ctx = RunContext(run_id=run_id, fetched_at=at, validated_at=at)
-    common = dict(
-        dataset=name,
-        suite=ALIGNMENT_SUITE,
-        run_id=run_id,
-        evaluated=1,
-        row_count=len(frame),
-        at=at,
-        checks=[check],
-        partitions=partitions_of(SCHEMAS[name], frame, ctx),
-    )
     if not found:
-        return Verdict(
+        return run_check_verdict(
+            name,
+            frame,
+            check,
+            ctx,
+            at,
             outcome=Outcome.PASS,
             ledger_status=LedgerStatus.OK,
             message=f"{name}: agrees with the bars",
-            **common,
         )
     shown = "; ".join(found[:MAX_NAMED]) + (" …" if len(found) > MAX_NAMED else "")
     failure = FailedExpectation(
@@ -176,10 +170,14 @@ def _verdict(
         unexpected_count=len(found),
         details={"differences": found},
     )
-    return Verdict(
+    return run_check_verdict(
+        name,
+        frame,
+        check,
+        ctx,
+        at,
         outcome=Outcome.WARN,
         ledger_status=LedgerStatus.OK,
         failed=[failure],
         message=f"{name}: differs from the bars: {shown}",
-        **common,
     )
