@@ -10,7 +10,9 @@ command quietly, exit 141 (128 + SIGPIPE, as `seq … | head` does)."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sys
 import traceback
 from typing import Annotated, Any
@@ -159,9 +161,40 @@ def _register() -> None:
 _register()
 
 
+def _help_pages_report_a_closed_pipe() -> None:
+    """typer prints help (`pitlake query --help | head`) on its own rich console, whose
+    broken-pipe handling exits 1; make it raise BrokenPipeError like every other output."""
+    try:
+        from typer import rich_utils
+    except ImportError:  # typer without rich: click prints the help, no console to mend
+        return
+    make = getattr(rich_utils, "_get_rich_console", None)
+    if make is None or getattr(make, "pitlake", False):
+        return
+
+    def console(stderr: bool = False) -> Any:
+        out = make(stderr=stderr)
+        out.on_broken_pipe = _closed_pipe
+        return out
+
+    def _closed_pipe() -> None:
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    console.pitlake = True  # type: ignore[attr-defined]
+    rich_utils._get_rich_console = console
+
+
 def main() -> None:
+    _help_pages_report_a_closed_pipe()
     try:
         app()
+    except (BrokenPipeError, SystemExit) as exc:  # a help page's reader closed the pipe early
+        # (typer's own main turns that BrokenPipeError into exit 1, raised while handling it)
+        pipe = exc if isinstance(exc, BrokenPipeError) else exc.__context__
+        if not isinstance(pipe, BrokenPipeError) or not failures.output_closed():
+            raise
+        failures.silence_output()
+        raise SystemExit(failures.EXIT_OUTPUT_CLOSED) from None
     finally:
         # Output still buffered when the command ended is written now; a reader gone by then
         # (`| head`) must not turn into "Exception ignored … BrokenPipeError" at exit.

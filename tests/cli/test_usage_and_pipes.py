@@ -122,3 +122,13 @@ def test_a_reader_closing_the_pipe_ends_the_command_quietly(
     proc = closed_pipe_run(*args, "--as-of", "2025-06-08", "--lake", str(built_lake), *form)
     assert proc.stderr == ""
     assert proc.returncode == failures.EXIT_OUTPUT_CLOSED
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["query", "--help"], ["query", "quotes", "--help"], ["sql", "--help"]]
+)
+def test_a_help_page_into_a_closed_pipe_ends_quietly(args: list[str]) -> None:
+    """typer prints help on its own rich console, which exited 1 on a broken pipe."""
+    proc = closed_pipe_run(*args)
+    assert proc.stderr == ""
+    assert proc.returncode == failures.EXIT_OUTPUT_CLOSED
