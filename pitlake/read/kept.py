@@ -8,29 +8,82 @@ rules are applied per request to the kept rows by the callers; answers are never
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
 from typing import Any, Generic, TypeVar
-
-from pitlake.read.session_slices import file_identity
 
 T = TypeVar("T")
 
+FileIdentity = tuple[str, int, int, int]
+
+
+def file_identity(path: Any) -> FileIdentity | None:
+    """(path, size, mtime_ns, inode) of a local file; None for a remote or missing one."""
+    if not isinstance(path, (str, Path)) or "://" in str(path):
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+class BoundedLRU(Generic[T]):
+    """Values by key, least recently used dropped first beyond `max_items` or `max_bytes`
+    (each value's bytes given when kept; the newest value always stays). Thread-safe."""
+
+    def __init__(self, max_items: int | None = None, max_bytes: int | None = None) -> None:
+        self._max_items = max_items
+        self._max_bytes = max_bytes
+        self._bytes = 0
+        self._kept: OrderedDict[Hashable, tuple[T, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> T | None:
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None:
+                return None
+            self._kept.move_to_end(key)
+            return found[0]
+
+    def keep(self, key: Hashable, value: T, nbytes: int = 0) -> None:
+        with self._lock:
+            old = self._kept.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._kept[key] = (value, nbytes)
+            self._bytes += nbytes
+            while len(self._kept) > 1 and (
+                (self._max_items is not None and len(self._kept) > self._max_items)
+                or (self._max_bytes is not None and self._bytes > self._max_bytes)
+            ):
+                _, (_, dropped) = self._kept.popitem(last=False)
+                self._bytes -= dropped
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
 
 class KeptByFiles(Generic[T]):
-    """A bounded LRU of values keyed by a name and the identities of the files they came
-    from; a value's size is `sizeof(value)` (bytes), the bound is on count and bytes."""
+    """Values keyed by a name and the identities of the files they came from (a
+    `BoundedLRU`; a value's size is `sizeof(value)` bytes)."""
 
     def __init__(
-        self, max_sets: int, max_bytes: int, sizeof: Callable[[T], int] = lambda _v: 0
+        self,
+        max_sets: int,
+        max_bytes: int | None = None,
+        sizeof: Callable[[T], int] = lambda _v: 0,
     ) -> None:
-        self._max_sets = max_sets
-        self._max_bytes = max_bytes
+        self._kept: BoundedLRU[T] = BoundedLRU(max_sets, max_bytes)
         self._sizeof = sizeof
-        self._bytes = 0
-        self._kept: OrderedDict[tuple[Any, ...], T] = OrderedDict()
-        self._lock = threading.Lock()
 
     def get(self, name: Hashable, files: Sequence[Any], scan: Callable[[], T]) -> T | None:
         """The value for `name` over `files` (`scan()` on a miss); None when a file has no
@@ -40,26 +93,13 @@ class KeptByFiles(Generic[T]):
         if not ids or any(i is None for i in ids):
             return None
         key = (name, tuple(ids))
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                return self._kept[key]
+        found = self._kept.get(key)
+        if found is not None:
+            return found
         value = scan()
         if [file_identity(f) for f in files] == ids:
-            with self._lock:
-                self._keep(key, value)
+            self._kept.keep(key, value, self._sizeof(value))
         return value
-
-    def _keep(self, key: tuple[Any, ...], value: T) -> None:
-        if key in self._kept:
-            self._bytes -= self._sizeof(self._kept.pop(key))
-        self._kept[key] = value
-        self._bytes += self._sizeof(value)
-        while len(self._kept) > self._max_sets or (
-            self._bytes > self._max_bytes and len(self._kept) > 1
-        ):
-            _, dropped = self._kept.popitem(last=False)
-            self._bytes -= self._sizeof(dropped)
 
     def __len__(self) -> int:
         return len(self._kept)

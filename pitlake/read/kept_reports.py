@@ -23,8 +23,6 @@ whose schemas differ) answers None, and the caller scans as before."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -36,7 +34,7 @@ import pyarrow.compute as pc
 
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params, ident
-from pitlake.read.session_slices import FileIdentity, file_identity
+from pitlake.read.kept import BoundedLRU, FileIdentity, file_identity
 from pitlake.schemas import Dataset
 
 if TYPE_CHECKING:
@@ -93,50 +91,14 @@ class FileIndex:
         return int(pa.scalar(at, type=self.instant_types[which]).value)
 
 
-class _Kept:
-    """A bounded LRU by bytes of values keyed by (dataset, file identity)."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self._max_bytes = max_bytes
-        self._bytes = 0
-        self._kept: OrderedDict[tuple[str, FileIdentity], tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, FileIdentity]) -> Any | None:
-        with self._lock:
-            found = self._kept.get(key)
-            if found is None:
-                return None
-            self._kept.move_to_end(key)
-            return found[0]
-
-    def keep(self, key: tuple[str, FileIdentity], value: Any, nbytes: int) -> None:
-        with self._lock:
-            old = self._kept.pop(key, None)
-            if old is not None:
-                self._bytes -= old[1]
-            self._kept[key] = (value, nbytes)
-            self._bytes += nbytes
-            while self._bytes > self._max_bytes and len(self._kept) > 1:
-                _, (_, dropped) = self._kept.popitem(last=False)
-                self._bytes -= dropped
-
-    @property
-    def nbytes(self) -> int:
-        return self._bytes
-
-    def __len__(self) -> int:
-        return len(self._kept)
-
-
 class KeptReports:
     """The kept indexes and rows of report-period files (see the module doc)."""
 
     def __init__(
         self, max_index_bytes: int = MAX_INDEX_BYTES, max_rows_bytes: int = MAX_ROWS_BYTES
     ) -> None:
-        self.indexes = _Kept(max_index_bytes)
-        self.rows = _Kept(max_rows_bytes)
+        self.indexes: BoundedLRU[FileIndex] = BoundedLRU(max_bytes=max_index_bytes)
+        self.rows: BoundedLRU[pa.Table] = BoundedLRU(max_bytes=max_rows_bytes)
 
     def index(
         self, schema: Dataset, files: Sequence[Any], scan: Callable[[str], pa.Table]

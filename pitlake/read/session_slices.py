@@ -14,45 +14,26 @@ keep one slice per calendar day too, the missing days read by one scan and split
 
 from __future__ import annotations
 
-import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from pitlake.read.kept import BoundedLRU, file_identity
 
 # Sessions kept per Lake: a session of 5,000 quotes is ~1 MB in Arrow; a day without rows
 # (a weekend in a kept window) costs nothing, so the bound that matters is the bytes.
 MAX_SLICES = 512
 MAX_BYTES = 256 * 1024 * 1024
 
-FileIdentity = tuple[str, int, int, int]
-
-
-def file_identity(path: Any) -> FileIdentity | None:
-    """(path, size, mtime_ns, inode) of a local file; None for a remote or missing one."""
-    if not isinstance(path, (str, Path)) or "://" in str(path):
-        return None
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
-
 
 class SessionSlices:
     """A bounded LRU of one-session tables keyed by dataset, session and file identities."""
 
     def __init__(self, max_slices: int = MAX_SLICES, max_bytes: int = MAX_BYTES) -> None:
-        self._max = max_slices
-        self._max_bytes = max_bytes
-        self._bytes = 0
-        self._slices: OrderedDict[tuple[Any, ...], pa.Table] = OrderedDict()
-        self._lock = threading.Lock()
+        self._slices: BoundedLRU[pa.Table] = BoundedLRU(max_slices, max_bytes)
 
     def get(
         self,
@@ -82,12 +63,10 @@ class SessionSlices:
             return None
         keys = {d: (dataset, d, tuple(ids)) for d in days}
         found: dict[date, pa.Table] = {}
-        with self._lock:
-            for d, key in keys.items():
-                kept = self._slices.get(key)
-                if kept is not None:
-                    self._slices.move_to_end(key)
-                    found[d] = kept
+        for d, key in keys.items():
+            kept = self._slices.get(key)
+            if kept is not None:
+                found[d] = kept
         missing = [d for d in days if d not in found]
         if not missing:
             return found
@@ -100,22 +79,9 @@ class SessionSlices:
         found.update(fresh)
         if [file_identity(f) for f in files] != ids:
             return found  # rewritten while read: serve it, keep nothing
-        with self._lock:
-            for d, part in fresh.items():
-                self._keep(keys[d], part)
+        for d, part in fresh.items():
+            self._slices.keep(keys[d], part, part.nbytes)
         return found
-
-    def _keep(self, key: tuple[Any, ...], table: pa.Table) -> None:
-        old = self._slices.pop(key, None)
-        if old is not None:
-            self._bytes -= old.nbytes
-        self._slices[key] = table
-        self._bytes += table.nbytes
-        while len(self._slices) > self._max or (
-            self._bytes > self._max_bytes and len(self._slices) > 1
-        ):
-            _, dropped = self._slices.popitem(last=False)
-            self._bytes -= dropped.nbytes
 
     def __len__(self) -> int:
         return len(self._slices)

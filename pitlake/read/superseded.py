@@ -48,7 +48,7 @@ class MultiVersionRows:
     keys with more than one stored version (a bounded LRU, `kept.KeptByFiles`)."""
 
     def __init__(self, max_sets: int = MAX_SETS) -> None:
-        self._kept: KeptByFiles[pa.Table | _Ties] = KeptByFiles(max_sets, max_bytes=2**62)
+        self._kept: KeptByFiles[pa.Table | _Ties] = KeptByFiles(max_sets)
 
     def get(
         self, schema: Dataset, files: Sequence[Any], scan: Callable[[list[str]], pa.Table]

@@ -21,6 +21,7 @@ from pitlake.lake.catalog import Catalog
 from pitlake.lake.store import LakeStore
 from pitlake.read import kept_reports
 from pitlake.read.engine import DuckReader
+from pitlake.read.kept import BoundedLRU
 from pitlake.read.lake import Lake
 from pitlake.read.readers import report_period
 from pitlake.serve.api.app import create_app
@@ -285,7 +286,7 @@ def test_one_file_is_read_whole_per_read_the_others_rows_alone(
 
 
 def test_the_kept_forms_are_bounded_by_bytes() -> None:
-    kept = kept_reports._Kept(max_bytes=100)
+    kept: BoundedLRU[object] = BoundedLRU(max_bytes=100)
     for i in range(5):
         kept.keep(("financials", (f"f{i}", 1, 1, i)), i, 40)
     assert len(kept) == 2 and kept.nbytes == 80
