@@ -13,14 +13,19 @@ size of the real master. Timed, in the same run:
 2. The gate's states for a backfill window (`gate_states`: each code's ST days while listed and
    its first trading day in the window) against the view day by day that it replaced, for a
    quarter (56 sessions), and `gate_states` alone for 20 years.
+3. With `--lake DIR` (a lake with a stored master, e.g. /tmp/synthlake-m from `bench_limits
+   --with-master`), first `Lake.universe` itself, scan included, cold and warm, against a
+   hand-written DuckDB query over the master's files.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
 from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -86,6 +91,43 @@ LEFT JOIN (SELECT DISTINCT symbol FROM live WHERE attribute = 'suspension') h US
 ORDER BY l.symbol
 """
 
+HAND_FILES = (
+    "WITH rows AS (SELECT * FROM read_parquet($files) WHERE known_at <= $cutoff AND start_date <= $day QUALIFY row_number() OVER (PARTITION BY symbol, attribute, start_date ORDER BY known_at DESC, ingested_at DESC) = 1), "
+    + HAND.strip()[len("WITH ") :]
+)
+
+
+def lake_universe(root: Path, reps: int) -> None:
+    """`Lake.universe` on a stored master (its scan included): the first call in the process
+    (cold: the master's files are scanned and kept) and later ones (warm), beside the
+    hand-written DuckDB query over the same files (newest version per key at the cutoff,
+    then the universe)."""
+    from pitlake.read.lake import Lake
+
+    summary = json.loads((root / "synth.json").read_text())
+    day = date.fromisoformat(summary["last_session"])
+    lake = Lake(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}")
+    files = [str(f) for f in lake.store.files("securities")]
+    if not files:
+        raise SystemExit(f"{root}: no securities stored (bench_limits --with-master builds one)")
+    cutoff = lake.ask(day).cutoff
+    con = duckdb.connect()
+    t = time.perf_counter()
+    ours = lake.universe(day)
+    cold = (time.perf_counter() - t) * 1000
+    hand = con.execute(HAND_FILES, {"files": files, "cutoff": cutoff, "day": day}).df()
+    assert ours.to_arrow().column("symbol").to_pylist() == list(hand["symbol"])
+    warm = _median_ms(lambda: lake.universe(day), reps)
+    duck = _median_ms(
+        lambda: con.execute(HAND_FILES, {"files": files, "cutoff": cutoff, "day": day}).df(), reps
+    )
+    print(
+        f"Lake.universe({day}) on {root} ({ours.to_arrow().num_rows:,} codes, {len(files)} "
+        f"files): cold {cold:.0f} ms, warm {warm:.0f} ms; hand-written DuckDB over the files "
+        f"{duck:.0f} ms (warm {warm / duck:.2f}x)"
+    )
+    lake.close()
+
 
 def _median_ms(fn, reps: int) -> float:
     times = []
@@ -100,7 +142,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--symbols", type=int, default=5000)
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument(
+        "--lake",
+        type=Path,
+        help="also time Lake.universe on this lake's stored master (bench_limits --with-master)",
+    )
     args = ap.parse_args()
+    if args.lake:
+        lake_universe(args.lake, args.reps)
     rows = master(args.symbols)
     print(f"master: {len(rows):,} rows for {args.symbols:,} codes")
     day = date(2024, 6, 3)
