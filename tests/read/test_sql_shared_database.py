@@ -10,9 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 import pytest
 
-from pitlake.read import sql_shared
+from pitlake.read import sql, sql_shared
 from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from tests.read.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
@@ -106,3 +107,16 @@ def test_the_shared_database_reaches_no_file(planted: Lake) -> None:  # noqa: F8
     assert r.status is ResultStatus.INVALID_ARGUMENTS and "not reachable" in r.message
     r = planted.sql("SELECT current_setting('enable_external_access') AS on_ FROM calendar LIMIT 1")
     assert r.rows == [{"on_": False}]
+
+
+def test_symbols_scanned_as_dictionaries_are_served_as_strings(planted: Lake) -> None:  # noqa: F811
+    """A statement that never names `symbol` scans it as an Arrow dictionary (cheaper); the
+    answer is the same rows, the symbol a plain string, as a statement naming it gets."""
+    assert "symbol" in sql.scanned_as_dictionaries("SELECT * FROM financials")
+    assert "symbol" not in sql.scanned_as_dictionaries("SELECT * FROM quotes WHERE SYMBOL = 'x'")
+    for view in ("quotes", "financials", "quotes_qfq"):
+        coded = planted.sql(f"SELECT * FROM {view}", as_of=LATE).to_arrow()
+        plain = planted.sql(f"SELECT * FROM {view} WHERE symbol IS NOT NULL", as_of=LATE)
+        assert coded.num_rows and coded.schema.field("symbol").type == pa.string(), view
+        key = [(c, "ascending") for c in ("symbol", "known_at")]
+        assert coded.sort_by(key).equals(plain.to_arrow().sort_by(key)), view
