@@ -106,10 +106,6 @@ def check_alignment(
             continue
         behind = reference is not None and max(ds) < reference
         ref_text = reference.isoformat() if reference else "undetermined"
-        message = (
-            f"{name}: misaligned: the batch carries {carried} but the run's effective "
-            f"trade date is {ref_text}"
-        )
         failure = FailedExpectation(
             name="trade_date_aligned",
             expectation_type="pitlake_alignment",
@@ -131,7 +127,8 @@ def check_alignment(
             outcome=Outcome.REJECT,
             ledger_status=LedgerStatus.NOT_READY if behind else LedgerStatus.REJECTED,
             failed=[failure],
-            message=message,
+            message=f"{name}: misaligned: the batch carries {carried} but the run's "
+            f"effective trade date is {ref_text}",
             stale=behind,
             **common,
         )

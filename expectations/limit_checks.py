@@ -149,35 +149,31 @@ def _verdict(
         unexpected_count=len(found),
     )
     ctx = RunContext(run_id=run_id, fetched_at=at, validated_at=at)
-    if not found:
-        return run_check_verdict(
-            name,
-            frame,
-            check,
-            ctx,
-            at,
-            outcome=Outcome.PASS,
-            ledger_status=LedgerStatus.OK,
-            message=f"{name}: agrees with the bars",
+    failed = []
+    message = f"{name}: agrees with the bars"
+    if found:
+        shown = "; ".join(found[:MAX_NAMED]) + (" …" if len(found) > MAX_NAMED else "")
+        message = f"{name}: differs from the bars: {shown}"
+        failed.append(
+            FailedExpectation(
+                name=check.name,
+                expectation_type=check.expectation_type,
+                column="symbol",
+                severity=Severity.WARNING,
+                description=what,
+                unexpected_count=len(found),
+                details={"differences": found},
+            )
         )
-    shown = "; ".join(found[:MAX_NAMED]) + (" …" if len(found) > MAX_NAMED else "")
-    failure = FailedExpectation(
-        name=check.name,
-        expectation_type=check.expectation_type,
-        column="symbol",
-        severity=Severity.WARNING,
-        description=what,
-        unexpected_count=len(found),
-        details={"differences": found},
-    )
+    outcome = Outcome.WARN if found else Outcome.PASS
     return run_check_verdict(
         name,
         frame,
         check,
         ctx,
         at,
-        outcome=Outcome.WARN,
+        outcome=outcome,
         ledger_status=LedgerStatus.OK,
-        failed=[failure],
-        message=f"{name}: differs from the bars: {shown}",
+        failed=failed,
+        message=message,
     )
