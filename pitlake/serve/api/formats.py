@@ -24,19 +24,18 @@ import base64
 import binascii
 import contextvars
 import hashlib
-import io
+import itertools
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlencode
 
 from pitlake.schemas import QUERY_DATASETS, SCHEMAS
 from pitlake.serve.api import surfaces
+from pitlake.serve.api.streams import COMPRESSIONS, DEFAULT_COMPRESSION
 from pitlake.statuses import ResultStatus
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from fastapi import FastAPI
     from starlette.responses import Response
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -57,8 +56,7 @@ PAGED_PATHS = DATA_PATHS - {
     if "limit" in surfaces.model(SCHEMAS[d]).model_fields
 }
 MAX_PAGE = 100_000
-BATCH_ROWS = 64 * 1024
-PAGE_KEYS = ("limit", "cursor", "format")
+PAGE_KEYS = ("limit", "cursor", "format", "compression")  # how to answer, not which question
 
 
 @dataclass(frozen=True)
@@ -69,6 +67,7 @@ class Wanted:
     offset: int = 0
     limit: int | None = None
     fingerprint: str = ""
+    compression: str | None = None  # of a columnar body; None: the format's default
 
     @property
     def columnar(self) -> bool:
@@ -139,8 +138,11 @@ def wanted_of(path: str, params: list[tuple[str, str]], accept: str) -> tuple[Wa
         raise BadPage(f"invalid format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if not fmt:
         fmt = "arrow" if ARROW_MEDIA in accept else "parquet" if PARQUET_MEDIA in accept else "json"
+    codec = given["compression"].strip().lower() if "compression" in given else None
+    if codec is not None and codec not in COMPRESSIONS:
+        raise BadPage(f"invalid compression {codec!r}: expected one of {', '.join(COMPRESSIONS)}")
     if path not in PAGED_PATHS or fmt != "json":
-        return Wanted(fmt), None
+        return Wanted(fmt, compression=codec), None
     limit = None
     if "limit" in given:  # `limit=` too: an empty limit is a mistake, not "no limit"
         try:
@@ -212,7 +214,7 @@ def respond(answer: Answer, status_code: int | None = None) -> Response:
     result = answer.result
     usable = answer.fault is None and answer.status is not ResultStatus.INVALID_ARGUMENTS
     if wanted.columnar and result is not None and result.table is not None and usable:
-        return _columnar(answer, result, wanted.format)
+        return _columnar(answer, result, wanted)
     if wanted.paged and result is not None:
         _page_meta(answer, result, wanted)
     return errors.respond(answer, status_code)
@@ -272,11 +274,12 @@ def envelope_headers(envelope: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _columnar(answer: Answer, result: Result, fmt: str) -> Response:
+def _columnar(answer: Answer, result: Result, wanted: Wanted) -> Response:
     from starlette.responses import StreamingResponse
 
     from pitlake.envelope import ENVELOPE_METADATA_KEY
     from pitlake.serve.api.redact import redact_obj
+    from pitlake.serve.api.streams import arrow_stream, parquet_stream
 
     envelope = redact_obj({k: v for k, v in answer.envelope.items() if k != "data"})
     envelope["meta"]["rows"] = result.meta.get("rows")
@@ -284,52 +287,17 @@ def _columnar(answer: Answer, result: Result, fmt: str) -> Response:
     table = table.replace_schema_metadata(
         {ENVELOPE_METADATA_KEY: json.dumps(envelope, ensure_ascii=False)}
     )
+    fmt = wanted.format
+    codec = wanted.compression or DEFAULT_COMPRESSION[fmt]
     media = ARROW_MEDIA if fmt == "arrow" else PARQUET_MEDIA
-    body = _arrow_stream(table) if fmt == "arrow" else _parquet_stream(table)
+    body = arrow_stream(table, codec) if fmt == "arrow" else parquet_stream(table, codec)
+    # the first chunk before the headers: a writer that cannot start fails into a 503
+    # envelope (NeverFiveHundred), not into a 200 with an empty body
+    first = next(body)
     headers = envelope_headers(envelope)
     if fmt == "parquet":
         headers["Content-Disposition"] = 'attachment; filename="pitlake.parquet"'
-    return StreamingResponse(body, media_type=media, headers=headers)
-
-
-class _Drain(io.RawIOBase):
-    """A write-only sink whose bytes are handed out as they arrive (for streaming)."""
-
-    def __init__(self) -> None:
-        self.chunks: list[bytes] = []
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b: Any) -> int:
-        self.chunks.append(bytes(b))
-        return len(b)
-
-    def take(self) -> bytes:
-        out, self.chunks = b"".join(self.chunks), []
-        return out
-
-
-def _arrow_stream(table: pa.Table) -> Iterator[bytes]:
-    import pyarrow as pa
-
-    sink = _Drain()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        for batch in table.to_batches(max_chunksize=BATCH_ROWS):
-            writer.write_batch(batch)
-            yield sink.take()
-    yield sink.take()
-
-
-def _parquet_stream(table: pa.Table) -> Iterator[bytes]:
-    import pyarrow.parquet as pq
-
-    sink = _Drain()
-    with pq.ParquetWriter(sink, table.schema, compression="zstd") as writer:
-        for start in range(0, max(table.num_rows, 1), BATCH_ROWS * 2):
-            writer.write_table(table.slice(start, BATCH_ROWS * 2))
-            yield sink.take()
-    yield sink.take()
+    return StreamingResponse(itertools.chain([first], body), media_type=media, headers=headers)
 
 
 # ---------------------------------------------------------------- /v1/sql and OpenAPI
@@ -339,6 +307,13 @@ FORMAT_DOC = (
     "Answer format: json (default), arrow (Arrow IPC stream; also "
     f"`Accept: {ARROW_MEDIA}`) or parquet. Arrow and Parquet carry the envelope in "
     "X-Pitlake-* headers and, whole, in the schema metadata key `pitlake.envelope`."
+)
+COMPRESSION_DOC = (
+    "Compression of an arrow or parquet body: "
+    + ", ".join(f"{f} {c} by default" for f, c in DEFAULT_COMPRESSION.items())
+    + ". Arrow compresses the record batches' buffers (IPC body compression, LZ4_FRAME or "
+    "ZSTD): pyarrow reads it transparently to the same table; `none` for a reader without "
+    "the codec. Ignored for json."
 )
 
 
@@ -368,6 +343,13 @@ def describe(schema: dict[str, Any]) -> dict[str, Any]:
             if method == "get":
                 params.append(
                     _param("format", FORMAT_DOC, {"type": "string", "enum": list(FORMATS)})
+                )
+                params.append(
+                    _param(
+                        "compression",
+                        COMPRESSION_DOC,
+                        {"type": "string", "enum": list(COMPRESSIONS)},
+                    )
                 )
             if path in PAGED_PATHS and method == "get":
                 params.append(
