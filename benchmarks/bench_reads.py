@@ -582,11 +582,15 @@ def _versus_http_and_sql(
     app = create_app(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}", token="")
     report: dict[str, Any] = {}
     with TestClient(app) as client:
+        body_bytes: dict[str, int] = {}
 
-        def http_sql_fin() -> pa.Table:
+        def http_sql_fin(compression: str | None = None) -> pa.Table:
             params = {"q": "SELECT * FROM financials", "as_of": fin_as_of.isoformat()}
+            if compression:
+                params["compression"] = compression
             r = client.get("/v1/sql", params=params, headers={"Accept": ARROW_MEDIA})
             assert r.status_code == 200, r.text[:300]
+            body_bytes[compression or "default"] = len(r.content)
             return pa.ipc.open_stream(r.content).read_all()
 
         fifty = ",".join(symbols[:: max(1, len(symbols) // 50)][:50])
@@ -601,24 +605,30 @@ def _versus_http_and_sql(
 
         # /v1/financials cannot name 5,000 symbols in a GET (the URL is too long for the
         # client, and `symbols` stops at 8,000 characters): the bulk answer is /v1/sql's.
-        for name, fn in (("http_sql_arrow_financials", http_sql_fin),):
-            timings, answers = _interleaved({"duckdb": hand_fin, "http": fn}, args.reps)
-            t_hand, t, want, got = timings["duckdb"], timings["http"], *answers.values()
-            _same(name, got, want, [c for c in want.column_names if c != "extra"])
-            report[name] = {
-                "rows": got.num_rows,
-                "http": asdict(t),
-                "duckdb": asdict(t_hand),
-                "ratio": t.median_ms / t_hand.median_ms,
-            }
+        # The default body (LZ4 record batches) and `compression=none`, in one run.
+        name = "http_sql_arrow_financials"
+        forms = {
+            "duckdb": hand_fin,
+            "http": http_sql_fin,
+            "http_none": lambda: http_sql_fin("none"),
+        }
+        timings, answers = _interleaved(forms, args.reps)
+        t_hand, want = timings.pop("duckdb"), answers.pop("duckdb")
+        report[name] = {"rows": want.num_rows, "duckdb": asdict(t_hand), "bytes": body_bytes}
+        for form, t in timings.items():
+            got = answers[form]
+            _same(f"{name} {form}", got, want, [c for c in want.column_names if c != "extra"])
+            size = body_bytes["none" if form == "http_none" else "default"]
+            report[name][form] = {**asdict(t), "ratio": t.median_ms / t_hand.median_ms}
             print(
-                f"{name:26s} {got.num_rows:>9,} rows  http {t.median_ms:8.1f} ms  duckdb "
+                f"{name:26s} {got.num_rows:>9,} rows  {form:9s} {t.median_ms:8.1f} ms  duckdb "
                 f"{t_hand.median_ms:8.1f} ms  ×{t.median_ms / t_hand.median_ms:.2f}  | CPU "
                 f"{t.cpu_median_ms:.0f} vs {t_hand.cpu_median_ms:.0f} ms "
-                f"(×{t.cpu_median_ms / t_hand.cpu_median_ms:.2f})",
+                f"(×{t.cpu_median_ms / t_hand.cpu_median_ms:.2f})  body {size / 2**20:.1f} MiB",
                 flush=True,
             )
-            del got, want, answers
+        report[name]["ratio"] = report[name]["http"]["ratio"]
+        del got, want, answers
         t_snap, _ = _time(snapshot, max(args.reps, 9))
         report["snapshot_50"] = {"http_in_process": asdict(t_snap)}
         print(
