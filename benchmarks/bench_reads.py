@@ -15,6 +15,7 @@ different answer is worthless). Prints a Markdown table and saves benchmarks/out
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import gc
 import io
@@ -24,7 +25,7 @@ import pstats
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -577,22 +578,17 @@ def _versus_http_and_sql(
     from fastapi.testclient import TestClient
 
     from pitlake.serve.api.app import create_app
-    from pitlake.serve.api.formats import ARROW_MEDIA
 
     app = create_app(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}", token="")
     report: dict[str, Any] = {}
+    params = {"q": "SELECT * FROM financials", "as_of": fin_as_of.isoformat()}
+    # /v1/financials cannot name 5,000 symbols in a GET (the URL is too long for the client,
+    # and `symbols` stops at 8,000 characters): the bulk answer is /v1/sql's. Each way in:
+    # the default body (LZ4 record batches) and `compression=none`, in one run.
     with TestClient(app) as client:
-        body_bytes: dict[str, int] = {}
-
-        def http_sql_fin(compression: str | None = None) -> pa.Table:
-            params = {"q": "SELECT * FROM financials", "as_of": fin_as_of.isoformat()}
-            if compression:
-                params["compression"] = compression
-            r = client.get("/v1/sql", params=params, headers={"Accept": ARROW_MEDIA})
-            assert r.status_code == 200, r.text[:300]
-            body_bytes[compression or "default"] = len(r.content)
-            return pa.ipc.open_stream(r.content).read_all()
-
+        report["http_sql_arrow_financials"] = _versus_http(
+            "http_sql_arrow_financials", hand_fin, client, "", params, args.reps
+        )
         fifty = ",".join(symbols[:: max(1, len(symbols) // 50)][:50])
 
         def snapshot() -> Any:
@@ -603,37 +599,20 @@ def _versus_http_and_sql(
             assert r.status_code == 200, r.text[:300]
             return r
 
-        # /v1/financials cannot name 5,000 symbols in a GET (the URL is too long for the
-        # client, and `symbols` stops at 8,000 characters): the bulk answer is /v1/sql's.
-        # The default body (LZ4 record batches) and `compression=none`, in one run.
-        name = "http_sql_arrow_financials"
-        forms = {
-            "duckdb": hand_fin,
-            "http": http_sql_fin,
-            "http_none": lambda: http_sql_fin("none"),
-        }
-        timings, answers = _interleaved(forms, args.reps)
-        t_hand, want = timings.pop("duckdb"), answers.pop("duckdb")
-        report[name] = {"rows": want.num_rows, "duckdb": asdict(t_hand), "bytes": body_bytes}
-        for form, t in timings.items():
-            got = answers[form]
-            _same(f"{name} {form}", got, want, [c for c in want.column_names if c != "extra"])
-            size = body_bytes["none" if form == "http_none" else "default"]
-            report[name][form] = {**asdict(t), "ratio": t.median_ms / t_hand.median_ms}
-            print(
-                f"{name:26s} {got.num_rows:>9,} rows  {form:9s} {t.median_ms:8.1f} ms  duckdb "
-                f"{t_hand.median_ms:8.1f} ms  ×{t.median_ms / t_hand.median_ms:.2f}  | CPU "
-                f"{t.cpu_median_ms:.0f} vs {t_hand.cpu_median_ms:.0f} ms "
-                f"(×{t.cpu_median_ms / t_hand.cpu_median_ms:.2f})  body {size / 2**20:.1f} MiB",
-                flush=True,
-            )
-        report[name]["ratio"] = report[name]["http"]["ratio"]
-        del got, want, answers
         t_snap, _ = _time(snapshot, max(args.reps, 9))
         report["snapshot_50"] = {"http_in_process": asdict(t_snap)}
         print(
             f"snapshot 50 symbols (in-process) {t_snap.median_ms:8.1f} ms (p90 {t_snap.p90_ms:.1f})",
             flush=True,
+        )
+    # the same answer through a real socket: uvicorn on 127.0.0.1 (a thread of this process),
+    # read with httpx — what a client on the machine gets
+    import httpx
+
+    app = create_app(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}", token="")
+    with _loopback(app) as url, httpx.Client(timeout=300) as client:
+        report["http_socket_arrow_financials"] = _versus_http(
+            "http_socket_arrow_financials", hand_fin, client, url, params, args.reps
         )
     # Lake.sql over a view vs the same question written by hand on the raw files
     sql_reads = [
@@ -668,6 +647,70 @@ def _versus_http_and_sql(
         )
         del got, want, answers
     return report
+
+
+def _versus_http(
+    name: str,
+    hand: Callable[[], pa.Table],
+    client: Any,
+    url: str,
+    params: dict[str, str],
+    reps: int,
+) -> dict[str, Any]:
+    """GET {url}/v1/sql as Arrow (the default body and compression=none) beside the hand
+    query, interleaved; each answer checked against the hand query's."""
+    from pitlake.serve.api.formats import ARROW_MEDIA
+
+    body_bytes: dict[str, int] = {}
+
+    def fetch(compression: str | None = None) -> pa.Table:
+        given = {**params, "compression": compression} if compression else params
+        r = client.get(f"{url}/v1/sql", params=given, headers={"Accept": ARROW_MEDIA})
+        assert r.status_code == 200, r.text[:300]
+        body_bytes[compression or "default"] = len(r.content)
+        return pa.ipc.open_stream(r.content).read_all()
+
+    forms = {"duckdb": hand, "http": fetch, "http_none": lambda: fetch("none")}
+    timings, answers = _interleaved(forms, reps)
+    t_hand, want = timings.pop("duckdb"), answers.pop("duckdb")
+    out: dict[str, Any] = {"rows": want.num_rows, "duckdb": asdict(t_hand), "bytes": body_bytes}
+    for form, t in timings.items():
+        got = answers.pop(form)
+        _same(f"{name} {form}", got, want, [c for c in want.column_names if c != "extra"])
+        size = body_bytes["none" if form == "http_none" else "default"]
+        out[form] = {**asdict(t), "ratio": t.median_ms / t_hand.median_ms}
+        print(
+            f"{name:28s} {got.num_rows:>9,} rows  {form:9s} {t.median_ms:8.1f} ms  duckdb "
+            f"{t_hand.median_ms:8.1f} ms  ×{t.median_ms / t_hand.median_ms:.2f}  | CPU "
+            f"{t.cpu_median_ms:.0f} vs {t_hand.cpu_median_ms:.0f} ms "
+            f"(×{t.cpu_median_ms / t_hand.cpu_median_ms:.2f})  body {size / 2**20:.1f} MiB",
+            flush=True,
+        )
+    out["ratio"] = out["http"]["ratio"]
+    return out
+
+
+@contextlib.contextmanager
+def _loopback(app: Any) -> Iterator[str]:
+    """`app` served by uvicorn on 127.0.0.1 (a free port) in a thread, for the block."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started and thread.is_alive():
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join()
+        sock.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,10 +4,12 @@ batch from the Result's Arrow table and handed out as they are written (streamed
 Compression. A bulk answer is mostly bytes to move: 788k statement versions are a 216 MiB
 IPC stream, 76 MiB with LZ4 (the empty cells of the other statements' columns and the
 repeated strings compress well). The Arrow stream's record batches are therefore
-LZ4_FRAME-compressed by default (IPC body compression, part of the Arrow format: pyarrow,
-polars, arrow-rs and R arrow read it transparently and answer the same table);
-`compression=none` asks for plain buffers (e.g. for a reader without LZ4, such as Arrow JS)
-and `zstd` for the smallest body. Parquet stays zstd by default and honours the same values.
+LZ4_FRAME-compressed by default (IPC body compression, part of the Arrow format: pyarrow and
+polars read it transparently to the same table); `compression=none` asks for plain buffers,
+for a reader without the codec (Arrow JS without its LZ4 codec registered, arrow-rs without
+its `ipc_compression` feature), and `zstd` for the smallest body. Parquet stays zstd by
+default and honours the same values. In one process (the TestClient benchmark) LZ4 costs about
+as much CPU as the smaller body saves; over a socket, and more so over a network, it wins.
 
 Copies. The IPC writer hands the sink each column buffer as a `pyarrow.Buffer` it never writes
 to again, so the sink keeps references and copies each batch's bytes once, into the chunk it

@@ -26,7 +26,13 @@ from pitlake.serve.mcp import create_server
 
 REQUIRED = "<required>"
 LAKE_ONLY = {"as_ingested"}  # the audit instant: Python callers only
-NOT_FIELDS = {"x_pitlake_pin", "X-Pitlake-Pin", "format", "cursor"}  # transport, not the question
+NOT_FIELDS = {
+    "x_pitlake_pin",
+    "X-Pitlake-Pin",
+    "format",
+    "compression",
+    "cursor",
+}  # transport, not the question
 
 
 def expected(spec: Dataset) -> list[tuple[str, Any]]:
