@@ -526,6 +526,8 @@ def run_versus(root: Path, args: argparse.Namespace) -> dict[str, Any]:
                 "duckdb": hand,
                 "pandas": lambda read=read: read().to_pandas(),
                 "pandas_pyarrow": lambda read=read: read().to_pandas("pyarrow"),
+                # the same hand query made a numpy-dtype DataFrame, as pitlake's `pandas`
+                "duckdb_pandas": lambda hand=hand: hand().to_pandas(),
                 "arrow": lambda read=read: read().to_arrow(),
             }
             timings, answers = _interleaved(forms, args.reps)
@@ -547,6 +549,8 @@ def run_versus(root: Path, args: argparse.Namespace) -> dict[str, Any]:
                 ),
                 flush=True,
             )
+            both = timings["pandas"].median_ms / timings["duckdb_pandas"].median_ms
+            print(f"{'':18s} numpy DataFrames: pitlake / the hand query's ×{both:.2f}", flush=True)
             del want
         if not args.only or "http_sql" in args.only:  # --only …: the reads named, nothing else
             extra = _versus_http_and_sql(
