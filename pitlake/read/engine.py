@@ -68,6 +68,21 @@ def visible(params: Params, cutoff: datetime, as_ingested: datetime | None) -> l
     return where
 
 
+def visible_mask(table: pa.Table, cutoff: datetime, as_ingested: datetime | None) -> Any:
+    """`visible`'s rule over rows in memory: a boolean per row, with SQL's three-valued
+    logic (a NULL instant is neither shown nor, inverted, hidden, unless the other test is
+    false), for `table.filter` and its `pc.invert`."""
+
+    def at_or_before(name: str, instant: datetime) -> Any:
+        column = table.column(name)
+        return pc.less_equal(column, pa.scalar(instant, type=column.type))
+
+    shown = at_or_before("known_at", cutoff)
+    if as_ingested is not None:
+        shown = pc.and_kleene(shown, at_or_before("ingested_at", as_ingested))
+    return shown
+
+
 def hidden(params: Params, cutoff: datetime, as_ingested: datetime | None) -> str:
     """Rows that exist but are not visible at this cutoff."""
     return "NOT (" + " AND ".join(visible(params, cutoff, as_ingested)) + ")"

@@ -8,7 +8,7 @@ as_ingested)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.read.cutoff import Ask
-from pitlake.read.engine import Params, col, hidden, last_per_key, visible
+from pitlake.read.engine import Params, col, hidden, last_per_key, visible, visible_mask
 from pitlake.schemas import Dataset
 
 if TYPE_CHECKING:
@@ -143,13 +143,7 @@ def read_latest_kept(
         else kept.filter(pc.is_in(kept.column("symbol"), value_set=pa.array(symbols)))
     )
 
-    def at_or_before(name: str, instant: datetime) -> pa.ChunkedArray:
-        column = asked.column(name)
-        return pc.less_equal(column, pa.scalar(instant, type=column.type))
-
-    shown = at_or_before("known_at", ask.cutoff)
-    if ask.as_ingested is not None:
-        shown = pc.and_kleene(shown, at_or_before("ingested_at", ask.as_ingested))
+    shown = visible_mask(asked, ask.cutoff, ask.as_ingested)
     not_shown = asked.filter(pc.invert(shown))
     if symbols is None:
         days = pc.unique(not_shown.column(date_col)).to_pylist()

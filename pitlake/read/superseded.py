@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from pitlake.read.engine import DuckReader, Params, ident, same_as_next_row
+from pitlake.read.engine import DuckReader, Params, ident, same_as_next_row, visible_mask
 from pitlake.read.kept import KeptByFiles
 from pitlake.schemas import Dataset
 
@@ -101,14 +101,7 @@ def superseded_at(
     """Of the kept rows (key-then-version order), the visible ones (known_at <= cutoff, and
     ingested_at <= as_ingested when given) that are not the newest visible of their key."""
 
-    def at_or_before(name: str, instant: datetime) -> Any:
-        column = rows.column(name)
-        return pc.less_equal(column, pa.scalar(instant, type=column.type))
-
-    shown = at_or_before("known_at", cutoff)
-    if as_ingested is not None:
-        shown = pc.and_(shown, at_or_before("ingested_at", as_ingested))
-    visible = rows.filter(shown)
+    visible = rows.filter(visible_mask(rows, cutoff, as_ingested))
     if visible.num_rows < 2:
         return visible.slice(0, 0)
     # sorted oldest first within a key: a row followed by a row of its key is superseded

@@ -23,7 +23,7 @@ from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.read.answer import meta, sources
 from pitlake.read.cutoff import Ask
-from pitlake.read.engine import DuckReader, Params, col, last_per_key, visible
+from pitlake.read.engine import DuckReader, Params, col, last_per_key, visible, visible_mask
 from pitlake.read.kept import KeptByFiles
 from pitlake.read.status import status_of_entry
 from pitlake.schemas import Dataset
@@ -91,17 +91,13 @@ def _sorted_rows(reader: DuckReader, spec: Dataset, files: list[Any]) -> pa.Tabl
     return reader.table(f"SELECT * FROM {reader.source(files, p)} ORDER BY {order}", p)
 
 
-def _shown(
-    rows: pa.Table, day: date, cutoff: datetime | None, as_ingested: datetime | None
-) -> pc.Expression:
-    """The rows starting by `day` and visible at the cutoff (engine.visible's rule)."""
-    shown = pc.field("start_date") <= pa.scalar(day, rows.schema.field("start_date").type)
-    if cutoff is not None:
-        instants = {"known_at": cutoff, "ingested_at": as_ingested}
-        for name, instant in instants.items():
-            if instant is not None:
-                shown &= pc.field(name) <= pa.scalar(instant, rows.schema.field(name).type)
-    return shown
+def _shown(rows: pa.Table, day: date, cutoff: datetime | None, as_ingested: datetime | None) -> Any:
+    """The rows starting by `day` and visible at the cutoff (None: every stored row)."""
+    column = rows.column("start_date")
+    shown = pc.less_equal(column, pa.scalar(day, type=column.type))
+    if cutoff is None:
+        return shown
+    return pc.and_kleene(shown, visible_mask(rows, cutoff, as_ingested))
 
 
 def _table(spec: Dataset, frame: pd.DataFrame) -> pa.Table:
