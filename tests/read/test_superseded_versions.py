@@ -31,23 +31,22 @@ def t(day: int, hour: int = 0) -> datetime:
     return datetime(2025, 6, day, hour, tzinfo=UTC)
 
 
-def by_window(lake: Lake, as_of: Any, as_ingested: Any = None) -> list[dict[str, Any]]:
-    """The reference: the same versions ranked by the window (the view before the change)."""
+def _rows(lake: Lake, relation: str, as_of: Any, as_ingested: Any) -> list[dict[str, Any]]:
     con = lake.duckdb(as_of=as_of, as_ingested=as_ingested)
     try:
-        rel = con.sql(f"SELECT * FROM ({pit_sql._latest_sql(SCHEMA, None)}) {ORDER}")
+        rel = con.sql(f"SELECT * FROM {relation} {ORDER}")
         return [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
     finally:
         con.close()
+
+
+def by_window(lake: Lake, as_of: Any, as_ingested: Any = None) -> list[dict[str, Any]]:
+    """The reference: the same versions ranked by the window (the view before the change)."""
+    return _rows(lake, f"({pit_sql._latest_sql(SCHEMA, None)})", as_of, as_ingested)
 
 
 def by_view(lake: Lake, as_of: Any, as_ingested: Any = None) -> list[dict[str, Any]]:
-    con = lake.duckdb(as_of=as_of, as_ingested=as_ingested)
-    try:
-        rel = con.sql(f"SELECT * FROM financials {ORDER}")
-        return [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
-    finally:
-        con.close()
+    return _rows(lake, "financials", as_of, as_ingested)
 
 
 def _raw_rows() -> list[dict[str, Any]]:
