@@ -213,9 +213,20 @@ def _take(
         return None
     offsets = np.zeros(len(files), dtype=np.int64)
     offsets[needed] = np.cumsum([0, *(t.num_rows for t in tables[:-1])])  # type: ignore[union-attr]
-    whole = pa.concat_tables(tables)
     positions = pa.array(offsets[file] + row, type=pa.int64())
-    columns = list(_WORKERS.map(lambda c: c.take(positions), whole.columns))
+    # each column's stored values held once, and let go once taken: the read's peak is the
+    # files' rows plus a column, not plus the answer
+    stored: list[pa.ChunkedArray | None] = [
+        pa.chunked_array([c for t in tables for c in t.column(i).chunks], type=f.type)  # type: ignore[union-attr]
+        for i, f in enumerate(order.schema)
+    ]
+    del tables
+
+    def take(i: int) -> pa.ChunkedArray:
+        column, stored[i] = stored[i], None
+        return column.take(positions)  # type: ignore[union-attr]
+
+    columns = list(_WORKERS.map(take, range(len(stored))))
     return pa.Table.from_arrays(columns, schema=order.schema)
 
 
