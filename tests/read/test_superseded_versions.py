@@ -173,6 +173,8 @@ def test_the_statements_read_drops_the_same_rows_as_the_neighbour_comparison(
     _write_raw(store, _raw_rows())
     monkeypatch.setattr(report_period, "BULK_SYMBOLS", 0)  # a bulk read, of three symbols
     monkeypatch.setattr(report_period, "KEPT_SYMBOLS", 0)  # scanned, not from the kept files
+    # nor from the kept key order (test_kept_key_order.py): the scans are its fallback
+    monkeypatch.setattr(report_period.kept_key_order, "versions", lambda *a, **k: None)
     symbols = [A, B, "300750.SZ"]
     asks = [(t(d), None) for d in (1, 2, 3, 6, 10)] + [(t(6), t(s)) for s in (2, 4, 5)]
 
