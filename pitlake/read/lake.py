@@ -147,7 +147,8 @@ class Lake:
             run = READERS[spec.kind](self, spec, query, ask)
         except (InvalidArgumentsError, TypeError) as e:
             return invalid(e)
-        return run()
+        with self.catalog.reading():  # the read's ledger queries share one connection
+            return run()
 
     def quotes(
         self,

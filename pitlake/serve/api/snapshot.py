@@ -5,7 +5,8 @@ about the same session. Misaligned sections are reported side by side, never mer
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
@@ -94,16 +95,17 @@ def snapshot(
 
     sections: list[dict[str, Any]] = []
     faults: list[Fault] = []
-    for name in names:
-        env, fault = service.guard(
-            f"snapshot.{name}", lambda n=name: _section(lake, SCHEMAS[n], syms, day, as_of)
-        )
-        if fault is None and name in ALIGNED_DATASETS:
-            env = _with_fallback(service, lake, name, syms, as_of, env)
-            env = _no_data_is_current(env, requested, target)
-        if fault is not None:
-            faults.append(fault)
-        sections.append({"dataset": name, **env})
+    with _reading(lake):
+        for name in names:
+            env, fault = service.guard(
+                f"snapshot.{name}", lambda n=name: _section(lake, SCHEMAS[n], syms, day, as_of)
+            )
+            if fault is None and name in ALIGNED_DATASETS:
+                env = _with_fallback(service, lake, name, syms, as_of, env)
+                env = _no_data_is_current(env, requested, target)
+            if fault is not None:
+                faults.append(fault)
+            sections.append({"dataset": name, **env})
 
     invalid = [s for s in sections if s["status"] == ResultStatus.INVALID_ARGUMENTS]
     if invalid:
@@ -113,6 +115,21 @@ def snapshot(
     env = _snapshot_envelope(sections, requested, target, ask.as_of, ask.pinned)
     service.stamp_pin(env, pin_at, pin_name, as_of)
     return Answer(env, faults[0] if faults else None)
+
+
+@contextmanager
+def _reading(lake: Lake) -> Iterator[None]:
+    """Every section's ledger queries on one catalog connection, opened for this request and
+    closed with it (`Catalog.reading`); a catalog that fails to open is each section's fault,
+    as before."""
+    try:
+        scope = lake.catalog.reading()
+    except Exception:
+        log.debug("snapshot: no shared catalog connection", exc_info=True)
+        yield
+        return
+    with scope:
+        yield
 
 
 def _section(lake: Lake, spec: Dataset, syms: list[str], day: date | None, as_of: Any) -> Result:
