@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params
 from pitlake.read.kept import BoundedLRU, FileIdentity, file_identity
-from pitlake.read.kept_reports import EPOCH, PERIOD, FileIndex, index_sql
+from pitlake.read.kept_reports import EPOCH, PERIOD, FileIndex, indexes
 from pitlake.schemas import Dataset
 
 if TYPE_CHECKING:
@@ -93,16 +93,7 @@ def versions(
 ) -> pa.Table | None:
     """The newest visible version of every key of `symbols` (and `statement`, `periods`)
     in key order, the scans' rows, columns and types; None: not answerable this way."""
-    if schema.key[0] != "symbol" or PERIOD not in schema.key or not files:
-        return None
-    if statement is not None and "statement" not in schema.key:
-        return None
-
-    def scan(path: str) -> pa.Table:
-        p = Params()
-        return lake.reader.table(index_sql(schema, p.add([path])), p)
-
-    indexed = lake.reports.index(schema, files, scan)
+    indexed = indexes(lake, schema, files, statement)
     if indexed is None:
         return None
     key = (schema.name, tuple(fid for fid, _ in indexed))

@@ -222,6 +222,23 @@ def _file_index(schema: Dataset, part: pa.Table) -> FileIndex | None:
     )
 
 
+def indexes(
+    lake: Lake, schema: Dataset, files: list[Any], statement: str | None
+) -> list[tuple[FileIdentity, FileIndex]] | None:
+    """Each file's kept index, for a read the indexes can answer: a key that starts with the
+    symbol and holds the period (and the statement, when one is asked for); None: scan."""
+    if schema.key[0] != "symbol" or PERIOD not in schema.key or not files:
+        return None
+    if statement is not None and "statement" not in schema.key:
+        return None
+
+    def scan(path: str) -> pa.Table:
+        p = Params()
+        return lake.reader.table(index_sql(schema, p.add([path])), p)
+
+    return lake.reports.index(schema, files, scan)
+
+
 def latest_reports(
     lake: Lake,
     schema: Dataset,
@@ -235,16 +252,7 @@ def latest_reports(
     report_period visible at the cutoff, sorted by key (the rows, columns and types of the
     scans' answer); None: not answerable from the kept files (the caller scans)."""
     others = _others(schema)
-    if schema.key[0] != "symbol" or PERIOD not in schema.key or not files:
-        return None
-    if statement is not None and "statement" not in others:
-        return None
-
-    def scan(path: str) -> pa.Table:
-        p = Params()
-        return lake.reader.table(index_sql(schema, p.add([path])), p)
-
-    indexed = lake.reports.index(schema, files, scan)
+    indexed = indexes(lake, schema, files, statement)
     if indexed is None:
         return None
     asked = np.asarray(sorted(set(symbols)), dtype=str)
