@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params
 from pitlake.read.kept import BoundedLRU, FileIdentity, file_identity
-from pitlake.read.kept_reports import EPOCH, PERIOD, FileIndex, indexes
+from pitlake.read.kept_reports import EPOCH, PERIOD, FileIndex, indexes, shown
 from pitlake.schemas import Dataset
 
 if TYPE_CHECKING:
@@ -65,21 +65,10 @@ class KeyOrder:
         arrays = [self.file, self.row, self.known, self.ingested, self.group, *self.keys.values()]
         return int(sum(a.nbytes for a in arrays))
 
-    def instant(self, which: int, at: Any) -> int:
-        return int(pa.scalar(at, type=self.instant_types[which]).value)
 
-
-class KeptKeyOrders:
-    """The kept key orders, by dataset and the files' identities (a byte-bounded LRU)."""
-
-    def __init__(self, max_bytes: int = MAX_ORDER_BYTES) -> None:
-        self.orders: BoundedLRU[KeyOrder] = BoundedLRU(max_bytes=max_bytes)
-
-    def get(self, key: tuple[Any, ...]) -> KeyOrder | None:
-        return self.orders.get(key)
-
-    def keep(self, key: tuple[Any, ...], order: KeyOrder) -> None:
-        self.orders.keep(key, order, order.nbytes)
+def kept_orders() -> BoundedLRU[KeyOrder]:
+    """A Lake's kept key orders, by dataset and the files' identities (byte-bounded)."""
+    return BoundedLRU(max_bytes=MAX_ORDER_BYTES)
 
 
 def versions(
@@ -102,7 +91,7 @@ def versions(
         order = _key_order(lake, schema, files, indexed)
         if order is None:
             return None
-        lake.key_orders.keep(key, order)
+        lake.key_orders.keep(key, order, order.nbytes)
     file, row = _answer_rows(order, ask, symbols, statement, periods)
     return _take(schema, files, [fid for fid, _ in indexed], order, file, row)
 
@@ -115,21 +104,19 @@ def _answer_rows(
     periods: list[date] | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The (file, row) of each key's last visible version, in key order."""
-    shown = order.known <= order.instant(0, ask.cutoff)
-    if ask.as_ingested is not None:
-        shown &= order.ingested <= order.instant(1, ask.as_ingested)
+    visible = shown(order.known, order.ingested, order.instant_types, ask)
     names = order.values["symbol"]
     asked = np.isin(names, np.asarray(symbols, dtype=str))
     if not asked.all():
-        shown &= asked[order.keys["symbol"]]
+        visible &= asked[order.keys["symbol"]]
     if statement is not None:
         at = np.searchsorted(order.values["statement"], statement)
         found = at < len(order.values["statement"]) and order.values["statement"][at] == statement
-        shown &= order.keys["statement"] == (at if found else -1)
+        visible &= order.keys["statement"] == (at if found else -1)
     if periods is not None:
         wanted = np.asarray([d.toordinal() for d in periods]) - EPOCH
-        shown &= np.isin(order.keys[PERIOD], wanted)
-    at = np.flatnonzero(shown)
+        visible &= np.isin(order.keys[PERIOD], wanted)
+    at = np.flatnonzero(visible)
     if len(at) > 1:
         groups = order.group[at]
         at = at[np.append(groups[1:] != groups[:-1], True)]

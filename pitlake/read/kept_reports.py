@@ -86,10 +86,6 @@ class FileIndex:
         positions = np.repeat(starts - firsts, lengths) + np.arange(int(lengths.sum()))
         return positions, np.repeat(np.flatnonzero(found), lengths)
 
-    def instant(self, which: int, at: datetime) -> int:
-        """`at` as an integer of the kept instants' type (0: known_at, 1: ingested_at)."""
-        return int(pa.scalar(at, type=self.instant_types[which]).value)
-
 
 class KeptReports:
     """The kept indexes and rows of report-period files (see the module doc)."""
@@ -152,6 +148,24 @@ class KeptReports:
 
     def kept(self, schema: Dataset, fid: FileIdentity) -> bool:
         return self.rows.get((schema.name, fid)) is not None
+
+
+def shown(
+    known: np.ndarray,
+    ingested: np.ndarray,
+    instant_types: tuple[pa.DataType, pa.DataType],
+    ask: Ask,
+) -> np.ndarray:
+    """`engine.visible`'s rule over kept instants (integers of `instant_types`, never NULL):
+    known_at at or before the cutoff, and ingested_at at or before `as_ingested` if asked."""
+
+    def value(which: int, at: datetime) -> int:
+        return int(pa.scalar(at, type=instant_types[which]).value)
+
+    keep = known <= value(0, ask.cutoff)
+    if ask.as_ingested is not None:
+        keep &= ingested <= value(1, ask.as_ingested)
+    return keep
 
 
 def index_sql(schema: Dataset, file: str) -> str:
@@ -261,9 +275,7 @@ def latest_reports(
     parts: list[dict[str, np.ndarray]] = []
     for n, (_, idx) in enumerate(indexed):
         at, sym = idx.picked(asked)
-        keep = idx.known[at] <= idx.instant(0, ask.cutoff)
-        if ask.as_ingested is not None:
-            keep &= idx.ingested[at] <= idx.instant(1, ask.as_ingested)
+        keep = shown(idx.known[at], idx.ingested[at], idx.instant_types, ask)
         if statement is not None:
             named = idx.values[others.index("statement")]
             code = named.index(statement) if statement in named else -1

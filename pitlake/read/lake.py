@@ -25,7 +25,7 @@ from pitlake.pit import parse_cutoff
 from pitlake.read import cutoff
 from pitlake.read.answer import invalid, named_failures
 from pitlake.read.engine import DuckReader
-from pitlake.read.kept_key_order import KeptKeyOrders
+from pitlake.read.kept_key_order import kept_orders
 from pitlake.read.kept_reports import KeptReports
 from pitlake.read.readers import READERS
 from pitlake.read.session_slices import SessionSlices
@@ -86,7 +86,7 @@ class Lake:
         self.reader = DuckReader(self.store.fs.fs if isinstance(self.store.fs, ObjectFS) else None)
         self.sessions = SessionSlices()  # one session's stored rows, per file identity
         self.reports = KeptReports()  # statement files' indexes and rows, per file identity
-        self.key_orders = KeptKeyOrders()  # their versions' key order, per set of files
+        self.key_orders = kept_orders()  # their versions' key order, per set of files
         self.sql_database = SharedDatabase()  # Lake.sql's single SELECTs (sql_shared.py)
         self.trading_calendar: TradingCalendar = lake_calendar(self.store)
 

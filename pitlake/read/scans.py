@@ -99,7 +99,7 @@ def read_latest(
 
 def point_read(symbols: list[str] | None, files: list[Any]) -> bool:
     """A read for the one-thread database: a few symbols in one file."""
-    return bool(symbols) and len(symbols) <= POINT_READ_SYMBOLS and len(files) <= 1  # type: ignore[arg-type]
+    return symbols is not None and 0 < len(symbols) <= POINT_READ_SYMBOLS and len(files) <= 1
 
 
 def read_latest_small(

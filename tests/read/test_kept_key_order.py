@@ -17,16 +17,9 @@ from pitlake.read import kept_key_order
 from pitlake.read.lake import Lake
 from pitlake.read.readers import report_period
 from tests.lake.conftest import INGEST, statement_row, write
-from tests.read.test_kept_reports import ASKS, RAW, SCHEMA, A, B, C, _raw, _write_raw, t
+from tests.read.test_kept_reports import ASKS, RAW, READS, SCHEMA, A, B, C, _raw, _write_raw, t
 
 SYMBOLS = [A, B, C, "000002.SZ"]
-READS: list[dict[str, Any]] = [
-    {},
-    {"statement": "income"},
-    {"statement": "cashflow"},
-    {"periods": ["2024-12-31"]},
-    {"periods": ["2024-12-31", "2025-03-31"], "statement": "balance"},
-]
 
 
 def _answers(lake: Lake, symbols: list[str]) -> list[pa.Table]:
@@ -81,7 +74,7 @@ def test_the_kept_order_answers_what_the_scans_answer(
     assert [k.schema for k in kept] == [s.schema for s in scanned]
     assert [k.to_pylist() for k in kept] == [s.to_pylist() for s in scanned]
     assert sum(k.num_rows for k in kept) > 100
-    assert len(lake.key_orders.orders) >= 2  # all years, and 2024's alone (the periods reads)
+    assert len(lake.key_orders) >= 2  # all years, and 2024's alone (the periods reads)
     every = [r for k in kept for r in k.column("symbol").to_pylist()]
     assert "688981.SH" not in every  # not asked for
 
