@@ -196,26 +196,46 @@ def _take(
     # files' rows plus a column, not plus the answer
     stored: list[pa.ChunkedArray | None] = [
         pa.chunked_array([c for t in tables for c in t.column(i).chunks], type=f.type)  # type: ignore[union-attr]
-        for i, f in enumerate(order.schema)
+        for i, f in enumerate(_as_read(order.schema))
     ]
     del tables
 
     def take(i: int) -> pa.ChunkedArray:
         column, stored[i] = stored[i], None
-        return column.take(positions)  # type: ignore[union-attr]
+        return _decoded(column.take(positions), order.schema.field(i))  # type: ignore[union-attr]
 
     columns = list(_WORKERS.map(take, range(len(stored))))
     return pa.Table.from_arrays(columns, schema=order.schema)
 
 
 def _read_whole(path: Any, fid: FileIdentity, scanned: pa.Schema) -> pa.Table | None:
-    """The file's stored rows in file order, typed as the scans answer them."""
+    """The file's stored rows in file order, typed as the scans answer them but for text,
+    which stays in the file's dictionaries (`_as_read`)."""
     if file_identity(path) != fid:
         return None
-    table = pq.read_table(str(path), use_threads=False)
+    as_read = _as_read(scanned)
+    texts = [f.name for f, r in zip(scanned, as_read, strict=True) if f.type != r.type]
+    table = pq.read_table(str(path), use_threads=False, read_dictionary=texts)
     if file_identity(path) != fid or table.schema.names != scanned.names:
         return None
     try:
-        return table.replace_schema_metadata(None).cast(scanned)
+        return table.replace_schema_metadata(None).cast(as_read)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+
+
+def _as_read(scanned: pa.Schema) -> pa.Schema:
+    """The scans' schema with each text column dictionary-encoded, as Parquet stores it.
+    Decoding every stored version's text took ~40 % of reading the statement files (413 vs
+    255 ms for 914k versions), and taking dictionary codes is cheaper than taking strings;
+    only the answer's rows are decoded, after the take (`_decoded`)."""
+    return pa.schema(
+        [
+            f.with_type(pa.dictionary(pa.int32(), f.type)) if pa.types.is_string(f.type) else f
+            for f in scanned
+        ]
+    )
+
+
+def _decoded(column: pa.ChunkedArray, field: pa.Field) -> pa.ChunkedArray:
+    return column.cast(field.type) if column.type != field.type else column

@@ -51,10 +51,12 @@ def _scanned_answers(lake: Lake, symbols: list[str], monkeypatch: pytest.MonkeyP
 
 
 # more versions: a key restated twice, a tie on known_at broken by the later ingestion, a
-# key whose only version is public after most cutoffs, a symbol the read does not ask for
+# key whose only version is public after most cutoffs, a symbol the read does not ask for;
+# texts that differ by file and NULL texts beside stored ones (the files' dictionaries differ)
 MORE = [
-    _raw(B, "2024-12-31", t(6), t(7), 1.5),
-    _raw(B, "2024-12-31", t(11), t(11), 1.7),
+    _raw(B, "2024-12-31", t(6), t(7), 1.5, update_flag="1", extra='{"comp_type": "2"}'),
+    _raw(B, "2024-12-31", t(11), t(11), 1.7, source="akshare", update_flag="0"),
+    _raw(A, "2025-03-31", t(6), t(6), 6.5, source="akshare", extra='{"end_type": "1"}'),
     _raw(C, "2024-12-31", t(3), t(3), 30.0, statement="cashflow"),
     _raw(C, "2024-12-31", t(3), t(6), 31.0, statement="cashflow"),
     _raw("000002.SZ", "2025-06-30", t(13), t(13), 40.0),

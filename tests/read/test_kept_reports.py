@@ -42,11 +42,13 @@ def _raw(sym: str, period: str, known: datetime, ingested: datetime, np_: float 
         "report_period": date.fromisoformat(period),
         "report_type": kw.get("report_type", "1"),
         "net_profit": np_,
-        "source": "tushare",
+        "source": kw.get("source", "tushare"),
         "known_at": known,
         "known_at_basis": "announcement",
         "ingested_at": ingested,
         "run_id": "r",
+        "update_flag": kw.get("update_flag"),
+        "extra": kw.get("extra"),
     }
 
 
