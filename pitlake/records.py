@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from typing import Any
 
@@ -122,13 +124,30 @@ SEATS_TYPE = pa.list_(
 JSON_COLUMNS: dict[str, pa.DataType | None] = {"seats": SEATS_TYPE, "extra": None}
 
 
+# Answers from this many rows up convert their columns on two threads (Arrow's kernels let go
+# of the GIL): all 788k statement versions took 66 → 44 ms; below it the threads cost more.
+PARALLEL_ROWS = 100_000
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _map(fn: Callable[[Any], Any], items: list[Any], rows: int) -> list[Any]:
+    if rows < PARALLEL_ROWS or len(items) < 2:
+        return [fn(i) for i in items]
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitlake-columnar"))
+    return list(_POOL[0].map(fn, items))
+
+
 def columnar(table: pa.Table, columns: list[str] | None = None) -> pa.Table:
     """The Arrow form of an answer, value for value the same as `to_records` of `table`:
     the same columns in order, NaN as null (JSON has no NaN), instants in Beijing time (the
     same instant; only the zone label changes), and the JSON text columns nested."""
     names = [c for c in (columns or table.column_names) if c in table.column_names]
-    out = {name: _columnar_column(name, table.column(name)) for name in names}
-    return pa.table(out) if out else pa.table({})
+    # the JSON columns first: the slowest, so the other thread takes the rest meanwhile
+    ordered = sorted(names, key=lambda n: n not in JSON_COLUMNS)
+    done = _map(lambda n: _columnar_column(n, table.column(n)), ordered, table.num_rows)
+    out = dict(zip(ordered, done, strict=True))
+    return pa.table({n: out[n] for n in names}) if names else pa.table({})
 
 
 def _columnar_column(name: str, a: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:

@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from pitlake import records
 from pitlake.envelope import ENVELOPE_METADATA_KEY, Result
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.store import LakeStore
@@ -123,7 +124,7 @@ def assert_same_values(r: Result) -> None:
 AS_OF = "2025-06-06"
 
 
-@pytest.mark.parametrize(
+READS = pytest.mark.parametrize(
     "read",
     [
         lambda lk: lk.quotes([A, B], start="2025-06-03", end="2025-06-04", as_of=AS_OF),
@@ -134,9 +135,27 @@ AS_OF = "2025-06-06"
     ],
     ids=["quotes", "dragon_tiger", "financials", "news", "calendar"],
 )
+
+
+@READS
 def test_arrow_pandas_and_json_agree_value_for_value(forms_lake: Lake, read: Any) -> None:
     r = read(forms_lake)
     assert r.table is not None and r.meta["rows"] > 1
+    assert_same_values(r)
+
+
+@READS
+def test_columns_converted_on_two_threads_give_the_same_answer(
+    forms_lake: Lake, read: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Large answers convert their columns on two threads (records.PARALLEL_ROWS): the same
+    table, columns in the same order, as one thread gives."""
+    one_thread = read(forms_lake).to_arrow()
+    monkeypatch.setattr(records, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(records, "_POOL", [])
+    r = read(forms_lake)
+    assert r.to_arrow().equals(one_thread, check_metadata=True)
+    assert records._POOL  # the threads did run
     assert_same_values(r)
 
 
