@@ -19,6 +19,7 @@ from fastapi import APIRouter, FastAPI, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pitlake import __version__
 from pitlake.envelope import Result
@@ -27,8 +28,13 @@ from pitlake.read.lake import Lake
 from pitlake.schemas.query import LimitsQuery, MarketQuery
 from pitlake.serve.api import formats, surfaces
 from pitlake.serve.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
+from pitlake.serve.api.bodies import PostBodies
 from pitlake.serve.api.docs import install_docs
-from pitlake.serve.api.errors import NeverFiveHundred, validation_error_handler
+from pitlake.serve.api.errors import (
+    NeverFiveHundred,
+    body_error_handler,
+    validation_error_handler,
+)
 from pitlake.serve.api.formats import (
     respond,  # JSON, or Arrow / Parquet when asked (and JSON pages)
 )
@@ -52,7 +58,8 @@ Point-in-time reads of the pitlake A-share lake for agents and people.
 |---|---|
 | 200 | `OK`, `NO_DATA`, and data statuses `NOT_READY`, `UPSTREAM_ERROR`, `RATE_LIMITED`, `PERMISSION_DENIED`, `NOT_CONFIGURED`, `UNKNOWN` (the question was fine; the envelope says what the lake knows; `retryable` says whether asking later may help) |
 | 400 | `INVALID_ARGUMENTS` found by pitlake (symbol, date, range, pin), before any read |
-| 422 | `INVALID_ARGUMENTS` from parameter validation (type, bounds) |
+| 422 | `INVALID_ARGUMENTS` from parameter or body validation (type, bounds, unknown field, malformed JSON) |
+| 413 | `INVALID_ARGUMENTS`: a POST body over 1 MiB |
 | 401 | missing/invalid bearer token, when the server has one (`PITLAKE_API_TOKEN`) |
 | 503 | the lake could not answer (unreadable file or catalog, internal error): `UPSTREAM_ERROR` with `meta.fault` |
 
@@ -61,6 +68,11 @@ timestamp (`2025-06-03T15:00:00+08:00`; encode `+` as `%2B`). Omitted: now. No r
 `known_at` after the cutoff is ever returned. A non-session date answers for the latest session
 (`date_status: LATEST_TRADING_DAY`); a session not public yet is `NOT_READY` (`retryable`),
 never silently the previous one.
+
+**POST /v1/<dataset>** asks the same question as the GET with the query's fields in a JSON
+body (`{"symbols": ["600519.SH", …], "as_of": "2025-06-06"}`): up to 6,000 symbols, where a
+query string stops at 500. `format` / `compression` stay in the query string; a POST answer is
+not paged (a bulk answer is one Arrow or Parquet body).
 
 **Pins**: a server started with `--as-of T` clamps every request to T; a request may name a
 pin the server allows (`--allow-pin name=T`) in the `X-Pitlake-Pin` header. A later `as_of` is
@@ -272,6 +284,7 @@ def create_app(
     app.state.catalog = _warm_up(service)
     app.state.lake_path = root
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, body_error_handler)
 
     @app.get(
         "/healthz",
@@ -293,6 +306,7 @@ def create_app(
     _include_optional_routers(app, lake)
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
     formats.install(app)  # Arrow / Parquet / JSON pages, /v1/sql, and their OpenAPI
+    app.add_middleware(PostBodies)  # inside the token check: no stranger's body is read
     if token is not None:
         app.add_middleware(BearerAuth, token=token)
     app.add_middleware(NeverFiveHundred)  # outside auth, so it guards auth too

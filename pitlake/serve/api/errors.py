@@ -5,8 +5,9 @@ Status codes (one rule, documented in the OpenAPI description):
   PERMISSION_DENIED, NOT_CONFIGURED, UNKNOWN — the request was fine and the envelope says what
   the lake knows (a retrying agent reads `status` and `retryable`, not the HTTP code);
 - 400: INVALID_ARGUMENTS found by pitlake (bad symbol, date, range, pin …);
-- 422: INVALID_ARGUMENTS found by FastAPI's parameter validation (wrong type, out of bounds),
-  re-shaped into the same envelope;
+- 422: INVALID_ARGUMENTS found by FastAPI's parameter or body validation (wrong type, out of
+  bounds, an unknown body field, malformed JSON), re-shaped into the same envelope;
+- 413: INVALID_ARGUMENTS, a POST body over its cap (pitlake.serve.api.bodies);
 - 401: missing or wrong bearer token (envelope, status PERMISSION_DENIED);
 - 503: the lake itself could not answer (unreadable Parquet file or catalog, any unexpected
   error): an UPSTREAM_ERROR envelope with `meta.fault`, generic message, traceback in the log.
@@ -52,22 +53,54 @@ def respond(answer: Answer, status_code: int | None = None) -> Response:
 
 def _loc(loc: tuple[Any, ...] | list[Any]) -> str:
     parts = [str(p) for p in loc if p not in ("query", "header", "path", "body")]
-    return ".".join(parts) or "request"
+    return ".".join(parts) or ("body" if loc and loc[0] == "body" else "request")
+
+
+def _shown(error: dict[str, Any]) -> dict[str, Any]:
+    """Where and why, for one error; a POST body that is not a JSON object says so (FastAPI
+    locates malformed JSON at a character position, not at a field)."""
+    kind, loc, msg = error.get("type"), error.get("loc", ()), str(error.get("msg", ""))
+    if kind == "json_invalid":
+        why = (error.get("ctx") or {}).get("error")
+        at = loc[1] if len(loc) > 1 else "?"
+        return {"loc": "body", "msg": f"malformed JSON ({why} at character {at})", "type": kind}
+    if tuple(loc) == ("body",):
+        msg = "expected a JSON object of the question's fields (Content-Type: application/json)"
+    return {"loc": _loc(loc), "msg": msg, "type": kind}
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> Response:
     """FastAPI's own 422 → the INVALID_ARGUMENTS envelope (the offending input is not
     echoed: only where and why)."""
     errors = exc.errors() if isinstance(exc, RequestValidationError) else []
-    shown = [
-        {"loc": _loc(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
-        for e in errors[:MAX_ERRORS_SHOWN]
-    ]
+    shown = [_shown(e) for e in errors[:MAX_ERRORS_SHOWN]]
     message = "; ".join(f"invalid {e['loc']}: {e['msg']}" for e in shown) or "invalid request"
     if len(errors) > MAX_ERRORS_SHOWN:
         message += f"; … and {len(errors) - MAX_ERRORS_SHOWN} more"
     env = Result.invalid(message).to_dict()
     env["meta"]["errors"] = shown
+    return respond(Answer(env), 422)
+
+
+async def body_error_handler(request: Request, exc: Exception) -> Response:
+    """FastAPI's bare 400 for a body it could not parse at all (not UTF-8, JSON nested past
+    the recursion limit) → the INVALID_ARGUMENTS envelope, like malformed JSON (422). Every
+    other HTTP error (404, 405) stays FastAPI's."""
+    from fastapi.exception_handlers import http_exception_handler
+    from starlette.exceptions import HTTPException
+
+    if not isinstance(exc, HTTPException) or exc.status_code != 400:
+        return await http_exception_handler(request, exc)  # type: ignore[arg-type]
+    cause = exc.__cause__
+    why = (
+        "not UTF-8 JSON"
+        if isinstance(cause, UnicodeError)
+        else "JSON nested too deeply"
+        if isinstance(cause, RecursionError)
+        else "could not be parsed"
+    )
+    env = Result.invalid(f"invalid body: {why}").to_dict()
+    env["meta"]["errors"] = [{"loc": "body", "msg": why, "type": "body_unreadable"}]
     return respond(Answer(env), 422)
 
 

@@ -340,7 +340,7 @@ def describe(schema: dict[str, Any]) -> dict[str, Any]:
             continue
         for method, op in item.items():
             params = op.setdefault("parameters", [])
-            if method == "get":
+            if method in ("get", "post"):  # a POST too reads them from the query string
                 params.append(
                     _param("format", FORMAT_DOC, {"type": "string", "enum": list(FORMATS)})
                 )

@@ -48,9 +48,11 @@ def dataset_name(raw: str) -> str:
     return name
 
 
-def split_list(*values: str | Iterable[str] | None) -> list[str] | None:
+def split_list(
+    *values: str | Iterable[str] | None, most: int = MAX_REQUEST_SYMBOLS
+) -> list[str] | None:
     """Merge `symbol=A&symbol=B` and `symbols=A,B` style inputs (symbols, report periods) into
-    one list (None: none).
+    one list (None: none) of `most` items at most.
 
     Only splitting and counting happen here; each item is parsed (and garbage refused) by
     `pitlake.symbols` (or the calendar) inside `Lake`."""
@@ -71,9 +73,9 @@ def split_list(*values: str | Iterable[str] | None) -> list[str] | None:
                         f"invalid symbol {part[:MAX_SYMBOL_TEXT]!r}…: too long"
                     )
                 out.append(part)
-                if len(out) > MAX_REQUEST_SYMBOLS:
+                if len(out) > most:
                     raise InvalidArgumentsError(
-                        f"too many symbols (more than {MAX_REQUEST_SYMBOLS}) in one request"
+                        f"too many symbols (more than {most}) in one request"
                     )
     return out or None
 

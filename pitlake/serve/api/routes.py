@@ -1,8 +1,10 @@
 """The dataset routes of the HTTP API, generated from the query models (`Dataset.query`): one
 GET /v1/<dataset> per model, its query parameters the model's fields in the model's order, with
 its defaults and descriptions (a list field also repeatable in its singular spelling, e.g.
-`symbol=A&symbol=B` beside `symbols=A,B`). Snapshot and status are compositions, not datasets:
-app.py writes them out.
+`symbol=A&symbol=B` beside `symbols=A,B`), and one POST /v1/<dataset> taking the same fields
+as a JSON body (pitlake.serve.api.bodies), for bulk questions up to `MAX_SYMBOLS` symbols.
+Both answer through the same `service.read`. Snapshot and status are compositions, not
+datasets: app.py writes them out.
 
 No `from __future__ import annotations`: FastAPI reads the generated signatures at run time."""
 
@@ -10,19 +12,19 @@ import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Body, Header, Query
 from fastapi.responses import Response
 
+from pitlake.read.arguments import MAX_SYMBOLS
 from pitlake.schemas import Dataset
 from pitlake.serve.api import surfaces
+from pitlake.serve.api.bodies import MAX_BODY_BYTES, body_model
 from pitlake.serve.api.formats import respond
 from pitlake.serve.api.models import ENVELOPES, Envelope
 from pitlake.serve.api.service import QueryService
 
 PIN_HEADER = "X-Pitlake-Pin"
 MAX_LIST_TEXT = 8000
-MAX_DAY_TEXT = 32
-MAX_INSTANT_TEXT = 64
 
 Pin = Annotated[
     str | None,
@@ -52,7 +54,7 @@ def _parameters(spec: Dataset) -> list[inspect.Parameter]:
             ]
             continue
         if surfaces.takes_text(info):
-            top = MAX_INSTANT_TEXT if surfaces.takes_instant(info) else MAX_DAY_TEXT
+            top = surfaces.text_cap(info)
             annotation: Any = Annotated[str | None, Query(max_length=top, description=doc)]
         else:
             annotation = Annotated[info.annotation, Query(description=doc, **surfaces.bounds(info))]
@@ -86,14 +88,55 @@ def _endpoint(service: QueryService, spec: Dataset) -> Callable[..., Response]:
     return endpoint
 
 
+def _post_endpoint(service: QueryService, spec: Dataset) -> Callable[..., Response]:
+    def endpoint(body: Any, x_pitlake_pin: str | None = None) -> Response:
+        params = body.model_dump()
+        return respond(service.read(spec, pin=x_pitlake_pin, max_symbols=MAX_SYMBOLS, **params))
+
+    question = Annotated[body_model(spec), Body(description="The question: the query's fields.")]
+    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=question),
+            inspect.Parameter(
+                "x_pitlake_pin", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Pin
+            ),
+        ],
+        return_annotation=Response,
+    )
+    endpoint.__name__ = f"{surfaces.name(spec)}_post"
+    return endpoint
+
+
+POST_RESPONSES: dict[int | str, dict[str, Any]] = {
+    413: {
+        "model": Envelope,
+        "description": f"INVALID_ARGUMENTS: a body over {MAX_BODY_BYTES:,} bytes",
+    }
+}
+
+
 def dataset_routes(service: QueryService, router: APIRouter) -> None:
-    """GET /v1/<dataset> for every dataset with a query model."""
+    """GET and POST /v1/<dataset> for every dataset with a query model."""
     for spec in surfaces.QUERIES:
+        common: dict[str, Any] = {
+            "response_model": ENVELOPES.get(spec.kind, Envelope),
+            "summary": surfaces.summary(spec),
+        }
+        path = f"/{surfaces.path(spec)}"
         router.add_api_route(
-            f"/{surfaces.path(spec)}",
+            path,
             _endpoint(service, spec),
             methods=["GET"],
-            response_model=ENVELOPES.get(spec.kind, Envelope),
-            summary=surfaces.summary(spec),
             description=surfaces.description(spec),
+            **common,
+        )
+        router.add_api_route(
+            path,
+            _post_endpoint(service, spec),
+            methods=["POST"],
+            description=f"{surfaces.description(spec)}\n\nThe question in a JSON body (a list "
+            f"field: a JSON list, up to {MAX_SYMBOLS:,} symbols); `format` and `compression` "
+            "in the query string; not paged.",
+            responses=POST_RESPONSES,
+            **common,
         )

@@ -42,7 +42,7 @@ from pitlake.schemas import Dataset
 from pitlake.serve.api import surfaces
 from pitlake.serve.api.faults import Fault, classify, fault_envelope
 from pitlake.serve.api.formats import rows_for
-from pitlake.serve.api.params import pin_table, repair_as_of, split_list
+from pitlake.serve.api.params import MAX_REQUEST_SYMBOLS, pin_table, repair_as_of, split_list
 from pitlake.serve.api.redact import redact_bytes, redact_obj
 from pitlake.statuses import ResultStatus
 
@@ -254,15 +254,23 @@ class QueryService:
 
     # ------------------------------------------------------------ datasets
 
-    def read(self, dataset: Dataset, *, pin: str | None = None, **params: Any) -> Answer:
+    def read(
+        self,
+        dataset: Dataset,
+        *,
+        pin: str | None = None,
+        max_symbols: int = MAX_REQUEST_SYMBOLS,
+        **params: Any,
+    ) -> Answer:
         """One dataset's answer through the pinned Lake (`Lake.read`, the parameters of the
-        spec's query model); list parameters may also come comma-separated."""
+        spec's query model); list parameters may also come comma-separated, `max_symbols`
+        items at most each (a POST body's question may name more than a query string's)."""
         as_of = params.pop("as_of", None)
 
         def read(lake: Lake, as_of: Any) -> Result:
             for name in surfaces.list_fields(dataset):
                 if params.get(name) is not None:
-                    params[name] = split_list(params[name])
+                    params[name] = split_list(params[name], most=max_symbols)
             return lake.read(dataset, as_of=as_of, **params)
 
         return self.run(dataset.name, pin, as_of, read)

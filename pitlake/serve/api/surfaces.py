@@ -25,6 +25,9 @@ DERIVED: dict[str, type[DerivedQuery]] = {"market": MarketQuery, "limits": Limit
 # Fields taking several values: also spelled once per value (HTTP `symbol=A&symbol=B`, the
 # CLI's `--symbol A --symbol B`), beside the comma-separated plural.
 ONE_AT_A_TIME: dict[str, str] = {"symbols": "symbol", "periods": "period"}
+# The longest text a date or day field, and an instant (as_of), takes on the HTTP wire.
+MAX_DAY_TEXT = 32
+MAX_INSTANT_TEXT = 64
 
 
 def model(spec: Dataset) -> type[Query]:
@@ -86,6 +89,11 @@ def takes_text(info: FieldInfo) -> bool:
 
 def takes_instant(info: FieldInfo) -> bool:
     return datetime in types_of(info)
+
+
+def text_cap(info: FieldInfo) -> int:
+    """The longest text a date or instant field takes on the HTTP wire (GET and POST)."""
+    return MAX_INSTANT_TEXT if takes_instant(info) else MAX_DAY_TEXT
 
 
 def bounds(info: FieldInfo) -> dict[str, Any]:

@@ -226,4 +226,4 @@ def test_parameter_validation_errors_are_reshaped_into_the_envelope(
 
 def test_unknown_routes_stay_404(client: TestClient) -> None:
     assert client.get("/v1/nope").status_code == 404
-    assert client.post("/v1/quotes").status_code == 405
+    assert client.post("/v1/status").status_code == 405  # /v1/quotes takes POST (test_post.py)
