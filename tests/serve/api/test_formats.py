@@ -292,6 +292,13 @@ def test_openapi_describes_the_three_formats_and_the_pages(client: TestClient) -
     assert {"application/json", ARROW_MEDIA, PARQUET_MEDIA} <= set(content)
     assert "X-Pitlake-Status" in op["responses"]["200"]["headers"]
     assert {"get", "post"} <= set(doc["paths"]["/v1/sql"])
+    for path in ("/v1/quotes", "/v1/sql"):  # a POST takes format/compression, never a page
+        post = doc["paths"][path]["post"]
+        assert {p["name"] for p in post["parameters"] if p["in"] == "query"} == {
+            "format",
+            "compression",
+        }
+        assert {ARROW_MEDIA, PARQUET_MEDIA} <= set(post["responses"]["200"]["content"])
     news = {p["name"] for p in doc["paths"]["/v1/news"]["get"]["parameters"]}
     assert "cursor" not in news  # news keeps its own limit (newest N)
 

@@ -37,6 +37,8 @@ OPERATIONS = [
     "/v1/snapshot",
     "/v1/status",
 ]
+# POST /v1/<dataset>: bodies generated from the request-body schema (the query model).
+POST_OPERATIONS = ["/v1/quotes", "/v1/financials", "/v1/universe", "/v1/index-members"]
 CHECKS = [
     checks.not_a_server_error,
     checks.status_code_conformance,
@@ -67,8 +69,8 @@ def test_the_query_api_operations_are_all_in_the_spec(api_schema: Any) -> None:
     assert set(OPERATIONS) <= set(operations(api_schema))
 
 
-def fuzz(api_schema: Any, path: str, mode: GenerationMode) -> None:
-    operation = api_schema[path]["GET"]
+def fuzz(api_schema: Any, path: str, mode: GenerationMode, method: str = "GET") -> None:
+    operation = api_schema[path][method]
     if mode is GenerationMode.NEGATIVE and not list(operation.iter_parameters()):
         return  # no parameter to break (/healthz)
     strategy = operation.as_strategy(generation_mode=mode)
@@ -95,6 +97,15 @@ def test_api_conforms_to_its_schema_and_never_5xx(
     api_schema: Any, path: str, mode: GenerationMode
 ) -> None:
     fuzz(api_schema, path, mode)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
+@pytest.mark.parametrize("path", POST_OPERATIONS)
+def test_post_bodies_conform_and_never_5xx(
+    api_schema: Any, path: str, mode: GenerationMode
+) -> None:
+    fuzz(api_schema, path, mode, "POST")
 
 
 @pytest.mark.slow

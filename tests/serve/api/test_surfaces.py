@@ -90,6 +90,35 @@ def test_http_routes_take_the_model_parameters(spec: Dataset, openapi: dict[str,
 
 
 @pytest.mark.parametrize("spec", surfaces.QUERIES, ids=lambda s: s.name)
+def test_http_posts_take_the_model_as_their_body(spec: Dataset, openapi: dict[str, Any]) -> None:
+    """POST /v1/<dataset>'s request body is the query model: its fields in order, with their
+    defaults, descriptions and required-ness, and nothing else; the query string only
+    `format` and `compression` (a POST is not paged)."""
+    op = openapi["paths"][f"/v1/{surfaces.path(spec)}"]["post"]
+    ref = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    body = openapi["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    fields = surfaces.model(spec).model_fields
+    got = [
+        (n, REQUIRED if n in body.get("required", []) else p.get("default"))
+        for n, p in body["properties"].items()
+    ]
+    assert got == expected(spec)
+    assert [p.get("description") for p in body["properties"].values()] == [
+        f.description for f in fields.values()
+    ]
+    assert body["additionalProperties"] is False and op["requestBody"]["required"] is True
+    for name, f in fields.items():  # a list field: a JSON list (bounded) or comma-separated text
+        if surfaces.takes_list(f):
+            forms = body["properties"][name]["anyOf"]
+            assert {"type": "string"} in forms
+            assert {"type": "array", "items": {"type": "string"}, "maxItems": 6000} in forms
+    query = sorted(p["name"] for p in op["parameters"] if p["in"] == "query")
+    assert query == ["compression", "format"]
+    assert {"413", "422", "401"} <= set(op["responses"])
+    assert op["summary"] == surfaces.summary(spec)
+
+
+@pytest.mark.parametrize("spec", surfaces.QUERIES, ids=lambda s: s.name)
 def test_mcp_tools_take_the_model_parameters(spec: Dataset, lake_dir: Path) -> None:
     async def go() -> Any:
         async with Client(create_server(lake_dir)) as client:
