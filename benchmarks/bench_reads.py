@@ -26,7 +26,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -585,13 +585,18 @@ def _versus_http_and_sql(
 
     app = create_app(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}", token="")
     report: dict[str, Any] = {}
-    params = {"q": "SELECT * FROM financials", "as_of": fin_as_of.isoformat()}
+    sql = Ask("GET", "/v1/sql", {"q": "SELECT * FROM financials", "as_of": fin_as_of.isoformat()})
     # /v1/financials cannot name 5,000 symbols in a GET (the URL is too long for the client,
-    # and `symbols` stops at 8,000 characters): the bulk answer is /v1/sql's. Each way in:
-    # the default body (LZ4 record batches) and `compression=none`, in one run.
+    # and `symbols` stops at 500 symbols, 8,000 characters): the bulk answers are /v1/sql's
+    # and POST /v1/financials's (the symbols in a JSON body). Each way in: the default body
+    # (LZ4 record batches) and `compression=none`, in one run.
+    post = Ask("POST", "/v1/financials", body={"symbols": symbols, "as_of": fin_as_of.isoformat()})
     with TestClient(app) as client:
         report["http_sql_arrow_financials"] = _versus_http(
-            "http_sql_arrow_financials", hand_fin, client, "", params, args.reps
+            "http_sql_arrow_financials", hand_fin, client, "", sql, args.reps
+        )
+        report["http_post_arrow_financials"] = _versus_http(
+            "http_post_arrow_financials", hand_fin, client, "", post, args.reps
         )
         fifty = ",".join(symbols[:: max(1, len(symbols) // 50)][:50])
 
@@ -616,7 +621,7 @@ def _versus_http_and_sql(
     app = create_app(root, catalog_url=f"sqlite:///{root.resolve() / 'catalog.db'}", token="")
     with _loopback(app) as url, httpx.Client(timeout=300) as client:
         report["http_socket_arrow_financials"] = _versus_http(
-            "http_socket_arrow_financials", hand_fin, client, url, params, args.reps
+            "http_socket_arrow_financials", hand_fin, client, url, sql, args.reps
         )
     # Lake.sql over a view vs the same question written by hand on the raw files
     sql_reads = [
@@ -653,23 +658,39 @@ def _versus_http_and_sql(
     return report
 
 
+@dataclass(frozen=True)
+class Ask:
+    """One HTTP question: method, path, query parameters and (POST) a JSON body."""
+
+    method: str
+    path: str
+    params: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+
+
 def _versus_http(
     name: str,
     hand: Callable[[], pa.Table],
     client: Any,
     url: str,
-    params: dict[str, str],
+    ask: Ask,
     reps: int,
 ) -> dict[str, Any]:
-    """GET {url}/v1/sql as Arrow (the default body and compression=none) beside the hand
+    """`ask` at {url} as Arrow (the default body and compression=none) beside the hand
     query, interleaved; each answer checked against the hand query's."""
     from pitlake.serve.api.formats import ARROW_MEDIA
 
     body_bytes: dict[str, int] = {}
 
     def fetch(compression: str | None = None) -> pa.Table:
-        given = {**params, "compression": compression} if compression else params
-        r = client.get(f"{url}/v1/sql", params=given, headers={"Accept": ARROW_MEDIA})
+        given = {**ask.params, "compression": compression} if compression else ask.params
+        r = client.request(
+            ask.method,
+            f"{url}{ask.path}",
+            params=given,
+            json=ask.body,
+            headers={"Accept": ARROW_MEDIA},
+        )
         assert r.status_code == 200, r.text[:300]
         body_bytes[compression or "default"] = len(r.content)
         return pa.ipc.open_stream(r.content).read_all()
