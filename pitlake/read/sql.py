@@ -34,7 +34,9 @@ from pitlake.envelope import Result
 from pitlake.lake.store import LakeStore
 from pitlake.read.adjust import FACTORS
 from pitlake.read.engine import ident
+from pitlake.read.scans import window_slices, years
 from pitlake.read.sql_derived import ADJUSTED_VIEWS, PRICES, adjusted_views, calendar_days
+from pitlake.read.sql_sessions import SessionedDataset
 from pitlake.read.sql_shared import lock, settings, single_select
 from pitlake.read.superseded import anti_join, reader_scan, register_superseded
 from pitlake.records import JSON_COLUMNS
@@ -182,6 +184,7 @@ def _run(
                 factor_coverage=coverage,
                 only=only,
                 superseded_scan=partial(reader_scan, lake.reader),
+                session_rows=partial(kept_session, lake),
                 dictionary=scanned_as_dictionaries(query),
             )
             return _rows(con, query)
@@ -264,17 +267,21 @@ def populate(
     only: Iterable[str] | None = None,
     superseded_scan: Callable[[Dataset], Callable[[list[str]], pa.Table]] | None = None,
     dictionary: Iterable[str] = LINEAGE_STRINGS,
+    session_rows: Callable[[Dataset, date], pa.Table | None] | None = None,
 ) -> None:
     """Register on `con` the relations in `only` (all if None) at the cutoff, as temporary
     views (they die with the connection and no other connection sees them).
     `superseded_scan(schema)`: how to scan the files for the statements' multi-version rows
     when `con` itself has no file access (default: `con`). `dictionary`: the string columns
-    scanned as Arrow dictionaries (served as VARCHAR all the same)."""
+    scanned as Arrow dictionaries (served as VARCHAR all the same). `session_rows(schema, D)`:
+    every stored version of session D, kept (sql_sessions.py; None: scan the files)."""
     wanted = (set(RELATIONS) | {"_factors", "_anchored"}) if only is None else set(only)
     for name in VERSIONED:
         schema = SCHEMAS[name]
         if f"{name}_versions" in wanted:
-            data = _visible(store, schema, cutoff, as_ingested, dictionary=dictionary)
+            data = _visible(
+                store, schema, cutoff, as_ingested, dictionary=dictionary, session=session_rows
+            )
             con.register(f"{name}_versions", data)
         if name in wanted:
             # statements: drop the superseded rows (superseded.py); the other kinds'
@@ -307,9 +314,11 @@ def _visible(
     as_ingested: datetime | None,
     *,
     dictionary: Iterable[str] = (),
+    session: Callable[[Dataset, date], pa.Table | None] | None = None,
 ) -> ds.Dataset | pa.Table:
     """The dataset's stored rows public by the cutoff, as a lazily scanned Arrow dataset;
-    the `dictionary` string columns are read as dictionaries (DuckDB serves them as VARCHAR)."""
+    the `dictionary` string columns are read as dictionaries (DuckDB serves them as VARCHAR);
+    a trade-dated dataset's one-session scans from `session` where it keeps the session."""
     files = store.files(schema.name)
     if not files:
         return schema.arrow_schema.empty_table()
@@ -335,7 +344,18 @@ def _visible(
             f = arrow_schema.field(i)
             arrow_schema = arrow_schema.set(i, f.with_type(pa.dictionary(pa.int32(), pa.string())))
     data = ds.dataset(paths, schema=arrow_schema, format=fmt, **kw)
+    if session is not None and schema.kind is Kind.TRADE_DATED and schema.date_column:
+        if not store.remote and isinstance(data, ds.FileSystemDataset):
+            rows = partial(session, schema)
+            return SessionedDataset.over(data, condition, schema.date_column, rows)
     return data.filter(condition)
+
+
+def kept_session(lake: Lake, schema: Dataset, day: date) -> pa.Table | None:
+    """Every stored version of `day` in its year's files, as the Lake's cross-section reads
+    keep it (None: no local files)."""
+    files = lake.store.files(schema.name, years(day, day))
+    return window_slices(lake, schema, files, day, day) if files else None
 
 
 def _select_columns(schema: Dataset, alias: str) -> str:
