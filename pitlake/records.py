@@ -124,18 +124,19 @@ SEATS_TYPE = pa.list_(
 JSON_COLUMNS: dict[str, pa.DataType | None] = {"seats": SEATS_TYPE, "extra": None}
 
 
+# Two threads for Arrow work that lets go of the GIL (kernels, Parquet decoding), shared by
+# every bulk step that splits its columns or files (this module, read/kept_key_order.py); no
+# task run on them submits to them again. An executor starts no thread until first used.
+ARROW_WORKERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitlake-arrow")
 # Answers from this many rows up convert their columns on two threads (Arrow's kernels let go
 # of the GIL): all 788k statement versions took 66 → 44 ms; below it the threads cost more.
 PARALLEL_ROWS = 100_000
-_POOL: list[ThreadPoolExecutor] = []
 
 
 def _map(fn: Callable[[Any], Any], items: list[Any], rows: int) -> list[Any]:
     if rows < PARALLEL_ROWS or len(items) < 2:
         return [fn(i) for i in items]
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitlake-columnar"))
-    return list(_POOL[0].map(fn, items))
+    return list(ARROW_WORKERS.map(fn, items))
 
 
 def columnar(table: pa.Table, columns: list[str] | None = None) -> pa.Table:

@@ -16,7 +16,6 @@ rewritten while read) answers None, and the caller scans as before."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params
 from pitlake.read.kept import BoundedLRU, FileIdentity, file_identity
 from pitlake.read.kept_reports import EPOCH, PERIOD, FileIndex, indexes, shown
+from pitlake.records import ARROW_WORKERS
 from pitlake.schemas import Dataset
 
 if TYPE_CHECKING:
@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 # The orders of a 5,000-symbol, 20-year statements lake take ~40 MB; two sets of files (all
 # years, and the years one query names) fit.
 MAX_ORDER_BYTES = 96 * 1024 * 1024
-# Files read and columns taken two at a time, each single-threaded: reading 19 statement
-# files took 250 ms so against 324 ms one file after another with pyarrow's own threads.
-_WORKERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitlake-kept-order")
+# Files read and columns taken two at a time (records.ARROW_WORKERS), each single-threaded:
+# reading 19 statement files took 250 ms so against 324 ms one file after another with
+# pyarrow's own threads.
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,8 @@ def _take(
     if len(file) == 0:
         return schema.arrow_schema.empty_table()
     needed = [int(n) for n in np.unique(file)]
-    tables = list(_WORKERS.map(lambda n: _read_whole(files[n], ids[n], order.schema), needed))
+    as_read = _as_read(order.schema)
+    tables = list(ARROW_WORKERS.map(lambda n: _read_whole(files[n], ids[n], as_read), needed))
     if any(t is None for t in tables):
         return None
     offsets = np.zeros(len(files), dtype=np.int64)
@@ -196,7 +197,7 @@ def _take(
     # files' rows plus a column, not plus the answer
     stored: list[pa.ChunkedArray | None] = [
         pa.chunked_array([c for t in tables for c in t.column(i).chunks], type=f.type)  # type: ignore[union-attr]
-        for i, f in enumerate(_as_read(order.schema))
+        for i, f in enumerate(as_read)
     ]
     del tables
 
@@ -204,19 +205,18 @@ def _take(
         column, stored[i] = stored[i], None
         return _decoded(column.take(positions), order.schema.field(i))  # type: ignore[union-attr]
 
-    columns = list(_WORKERS.map(take, range(len(stored))))
+    columns = list(ARROW_WORKERS.map(take, range(len(stored))))
     return pa.Table.from_arrays(columns, schema=order.schema)
 
 
-def _read_whole(path: Any, fid: FileIdentity, scanned: pa.Schema) -> pa.Table | None:
-    """The file's stored rows in file order, typed as the scans answer them but for text,
-    which stays in the file's dictionaries (`_as_read`)."""
+def _read_whole(path: Any, fid: FileIdentity, as_read: pa.Schema) -> pa.Table | None:
+    """The file's stored rows in file order, typed as `as_read` (the scans' types, text in
+    the file's dictionaries)."""
     if file_identity(path) != fid:
         return None
-    as_read = _as_read(scanned)
-    texts = [f.name for f, r in zip(scanned, as_read, strict=True) if f.type != r.type]
+    texts = [f.name for f in as_read if pa.types.is_dictionary(f.type)]
     table = pq.read_table(str(path), use_threads=False, read_dictionary=texts)
-    if file_identity(path) != fid or table.schema.names != scanned.names:
+    if file_identity(path) != fid or table.schema.names != as_read.names:
         return None
     try:
         return table.replace_schema_metadata(None).cast(as_read)

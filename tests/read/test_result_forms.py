@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from typing import Any
 
@@ -144,6 +145,14 @@ def test_arrow_pandas_and_json_agree_value_for_value(forms_lake: Lake, read: Any
     assert_same_values(r)
 
 
+class _CountingPool(ThreadPoolExecutor):
+    maps = 0
+
+    def map(self, *args: Any, **kw: Any) -> Any:
+        self.maps += 1
+        return super().map(*args, **kw)
+
+
 @READS
 def test_columns_converted_on_two_threads_give_the_same_answer(
     forms_lake: Lake, read: Any, monkeypatch: pytest.MonkeyPatch
@@ -152,10 +161,11 @@ def test_columns_converted_on_two_threads_give_the_same_answer(
     table, columns in the same order, as one thread gives."""
     one_thread = read(forms_lake).to_arrow()
     monkeypatch.setattr(records, "PARALLEL_ROWS", 0)
-    monkeypatch.setattr(records, "_POOL", [])
+    workers = _CountingPool(max_workers=2)
+    monkeypatch.setattr(records, "ARROW_WORKERS", workers)
     r = read(forms_lake)
     assert r.to_arrow().equals(one_thread, check_metadata=True)
-    assert records._POOL  # the threads did run
+    assert workers.maps  # the threads did run
     assert_same_values(r)
 
 
