@@ -74,19 +74,43 @@ class RedactSecrets(logging.Filter):
     """A logging filter that masks secrets in the formatted message and the traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not secrets():
+        found = secrets()
+        if not found:
             return True
-        try:
-            message = record.getMessage()
-        except Exception:  # a broken format string: log it as given
-            message = str(record.msg)
-        record.msg, record.args = redact_text(message), None
+        if not _redact_args(record, found):
+            try:
+                message = record.getMessage()
+            except Exception:  # a broken format string: log it as given
+                message = str(record.msg)
+            record.msg, record.args = redact_text(message), None
         if record.exc_info and record.exc_info[0] is not None:
             import traceback
 
             record.exc_text = redact_text("".join(traceback.format_exception(*record.exc_info)))
             record.exc_info = None
         return True
+
+
+def _redact_args(record: logging.LogRecord, found: list[str]) -> bool:
+    """Mask secrets in a record's message and each of its text args, keeping the args a tuple.
+
+    Formatters that read `record.args` themselves (uvicorn's access formatter unpacks the
+    client, method, path, version and status) need them kept; flattening them into the
+    message lost every access line. False when the record cannot be kept that way (args
+    that are not a tuple, or a secret only the formatted text shows): the caller flattens.
+    """
+    if not isinstance(record.args, tuple) or not isinstance(record.msg, str):
+        return False
+    msg = redact_text(record.msg)
+    args = tuple(redact_text(a) if isinstance(a, str) else a for a in record.args)
+    try:
+        formatted = msg % args if args else msg
+    except Exception:  # a broken format string: the caller logs it as given
+        return False
+    if any(form in formatted for secret in found for form in _forms(secret)):
+        return False
+    record.msg, record.args = msg, args
+    return True
 
 
 def install_log_redaction(*logger_names: str) -> None:
