@@ -381,6 +381,7 @@ class Lake:
         (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`)."""
         from pitlake.read import sql
 
+        _ = self.catalog  # no catalog: NotALakeError, as every read raises
         return sql.answer(self, query, as_of, as_ingested)
 
     def index_members(
