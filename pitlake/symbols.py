@@ -114,8 +114,15 @@ class Symbol:
         return found[1]
 
     def price_limit(self, on: date | None = None, *, is_st: bool = False) -> float:
-        """Daily price-limit ratio; ST main-board stocks are ±5 % before ST_LIMIT_ENDS."""
-        if is_st and self.board is Board.MAIN and (on is None or on < ST_LIMIT_ENDS):
+        """A seasoned code's daily price-limit ratio on `on` (the dated regime table,
+        pitlake.limit_rules); without a date, today's board ratio with the ST rule of
+        before ST_LIMIT_ENDS (ST main-board ±5 %). NaN where the table has no rule."""
+        if on is not None:
+            from pitlake.limit_rules import limit_on  # it imports this module's board facts
+
+            ratio = limit_on(self.canonical, on, is_st=is_st).up_ratio
+            return float("nan") if ratio is None else ratio
+        if is_st and self.board in (Board.MAIN, Board.B):
             return ST_PRICE_LIMIT
         return PRICE_LIMIT[self.board]
 
