@@ -70,8 +70,10 @@ def test_a_session_after_the_removal_gets_the_boards_limit(lake: Lake) -> None:
     assert before["up_limit"] == limits.limit_prices([before["pre_close"]], [0.05])[0][0]
 
 
-def test_a_listings_first_day_has_no_limit(lake: Lake) -> None:
-    first = _row(lake, "603398.SH", date(2025, 6, 10), as_of="2025-06-20")
-    assert pd.isna(first["up_limit"]) and pd.isna(first["pool"])
-    second = _row(lake, "603398.SH", sessions_between(date(2025, 6, 10), END)[1], "2025-06-20")
-    assert second["up_limit"] == limits.limit_prices([second["pre_close"]], [0.10])[0][0]
+def test_a_registration_listings_first_five_sessions_have_no_limit(lake: Lake) -> None:
+    sessions = sessions_between(date(2025, 6, 10), END)
+    for day in sessions[:5]:  # main board, listed after 2023-04-10: sessions 1..5 free
+        row = _row(lake, "603398.SH", day, as_of="2025-06-30")
+        assert pd.isna(row["up_limit"]) and pd.isna(row["pool"]), day
+    sixth = _row(lake, "603398.SH", sessions[5], "2025-06-30")
+    assert sixth["up_limit"] == limits.limit_prices([sixth["pre_close"]], [0.10])[0][0]
