@@ -14,7 +14,6 @@ from pitlake.expectations.verdict import Outcome
 from pitlake import schemas
 from pitlake.calendar import BEIJING
 from pitlake.pit import apply_known_at
-from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, PREV, ctx
 
 

@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 from pitlake.expectations import validate
 
-from pitlake.calendar import BEIJING
-from pitlake.calendar import sessions_between
+from pitlake.calendar import BEIJING, sessions_between
 from pitlake.pipeline.gating import _context, day_states
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Unit
