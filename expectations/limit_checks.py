@@ -75,7 +75,7 @@ def _keyed(frame: pd.DataFrame) -> set[tuple[str, date, str]]:
 
 def _st_on(st: frozenset[str], states: States, frame: pd.DataFrame) -> np.ndarray:
     """Per row: ST by the names or published prices (`st`), or by the master that day."""
-    out = frame["symbol"].isin(st).to_numpy(dtype=bool)
+    out = frame["symbol"].isin(st).to_numpy(dtype=bool, copy=True)
     days = pd.to_datetime(frame["trade_date"]).dt.date
     master = states[0]
     if master:
