@@ -114,15 +114,10 @@ class Symbol:
         return found[1]
 
     def price_limit(self, on: date | None = None, *, is_st: bool = False) -> float:
-        """A seasoned code's daily price-limit ratio on `on` (the dated regime table,
-        pitlake.limit_rules); without a date, today's board ratio with the ST rule of
-        before ST_LIMIT_ENDS (ST main-board ±5 %). NaN where the table has no rule."""
-        if on is not None:
-            from pitlake.limit_rules import limit_on  # it imports this module's board facts
-
-            ratio = limit_on(self.canonical, on, is_st=is_st).up_ratio
-            return float("nan") if ratio is None else ratio
-        if is_st and self.board in (Board.MAIN, Board.B):
+        """The board's ordinary daily ratio today; ST main-board stocks ±5 % before
+        ST_LIMIT_ENDS. A board fact, not the dated rule: what applied to a code on a session
+        (board openings and reforms, new listings) is pitlake.limit_rules.limit_on."""
+        if is_st and self.board is Board.MAIN and (on is None or on < ST_LIMIT_ENDS):
             return ST_PRICE_LIMIT
         return PRICE_LIMIT[self.board]
 
