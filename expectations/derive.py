@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from pitlake.calendar import BEIJING, is_session
 from pitlake.errors import InvalidArgumentsError
-from pitlake.limits import limit_ratios
+from pitlake.limits import row_limit_prices, row_regimes
 from pitlake.pit import is_quarter_end, latest_admissible_known_at, statutory_deadline
 
 DQ_PREFIX = "_dq_"
@@ -30,8 +30,8 @@ EVENT_AT = f"{DQ_PREFIX}event_at"  # the instant a row's fact happened (UTC)
 OC_MIN = f"{DQ_PREFIX}min_open_close"
 OC_MAX = f"{DQ_PREFIX}max_open_close"
 MIN_PRICE = f"{DQ_PREFIX}min_price"
-MOVE = f"{DQ_PREFIX}move"  # |close - reference|, 元 (bars) or percent points (pct_chg only)
-ALLOWED_MOVE = f"{DQ_PREFIX}allowed_move"  # the board limit plus a rounding tolerance
+MOVE = f"{DQ_PREFIX}move"  # 元 past the limit price (bars) or |pct_chg| (pct_chg only)
+ALLOWED_MOVE = f"{DQ_PREFIX}allowed_move"  # half a tick (bars) or the limit + rounding (pct)
 PERIOD_MMDD = f"{DQ_PREFIX}period_mmdd"  # report_period month*100 + day
 PERIOD_DAY = f"{DQ_PREFIX}report_period"
 ANN_DAY = f"{DQ_PREFIX}ann_date"
@@ -141,23 +141,31 @@ def price_move_columns(
     *,
     in_prices: bool,
 ) -> dict[str, object]:
-    """Observed move vs the allowed move. With prices (`in_prices`: a bar with pre_close) the
-    move is in 元, allowing the half tick by which a rounded limit price can exceed the exact
-    limit; a list with only pct_chg turns that half tick into percent points of the price (plus
-    pct_chg's own rounding)."""
-    limit = limit_ratios(frame, day, st_symbols, new_listings)
+    """Observed vs allowed, by the limit in force on each row (pitlake.limits.row_regimes:
+    NaN, so no check, on a no-limit session or where the limit is unknown). With prices
+    (`in_prices`) the move is how far the close, high or low lies past the limit price
+    (元; ≤ 0 inside), allowed half a tick: one tick past it is impossible data. A bar without
+    pre_close takes its reference from pct_chg, whose rounding widens the allowance. A list
+    with only pct_chg compares |pct_chg| with the ratio in percent points plus a tick."""
+    regime = row_regimes(frame, day, st_symbols, new_listings)
     close, pct = _numeric(frame, "close"), _numeric(frame, "pct_chg")
     with np.errstate(invalid="ignore", divide="ignore"):
         ref_from_pct = close / (1.0 + pct / 100.0)
         if in_prices:
-            ref = _numeric(frame, "pre_close")
-            ref = np.where(np.isnan(ref) | (ref <= 0), ref_from_pct, ref)
-            move = np.abs(close - ref)
-            allowed = ref * limit + ROUNDING + 1e-6
+            given = _numeric(frame, "pre_close")
+            has_ref = ~np.isnan(given) & (given > 0)
+            ref = np.where(has_ref, given, np.round(ref_from_pct, 2))
+            up, down = row_limit_prices(ref, regime)
+            high, low = _numeric(frame, "high"), _numeric(frame, "low")
+            past = np.fmax(np.fmax(close - up, down - close), np.fmax(high - up, down - low))
+            move = np.where(np.isnan(up) | np.isnan(down), np.nan, past)
+            slack = np.where(has_ref, 0.0, PRICE_TICK + np.abs(close) * 1e-4)
+            allowed = np.where(np.isnan(move), np.nan, ROUNDING - 1e-6 + slack)
         else:
+            ratio = np.where(regime.on_issue, np.nan, np.fmax(regime.up, regime.down))
             move = np.abs(pct)
             tick_pct = np.where(ref_from_pct > 0, ROUNDING / ref_from_pct * 100.0, 0.25)
-            allowed = limit * 100.0 + tick_pct + 0.01 + 1e-6  # + pct_chg's own rounding
+            allowed = ratio * 100.0 + tick_pct + 0.01 + 1e-6  # + pct_chg's own rounding
     return {MOVE: move, ALLOWED_MOVE: allowed}
 
 

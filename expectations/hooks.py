@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from pitlake.expectations import derive as d
 from pitlake.expectations.expect import (
+    BLOCKING,
     FETCHED_AT,
     WARNING,
     expectation,
@@ -92,13 +93,13 @@ def _ohlc() -> list:
     ]
 
 
-def _price_limit(column: str, description: str) -> Any:
+def _price_limit(column: str, description: str, severity: Any) -> Any:
     return expectation(
         gxe.ExpectColumnPairValuesAToBeGreaterThanB,
         "price_limit",
         column,
         description,
-        severity=WARNING,
+        severity=severity,
         column_A=d.ALLOWED_MOVE,
         column_B=d.MOVE,
         or_equal=True,
@@ -189,17 +190,27 @@ def _positive_factor() -> list:
 
 
 def _limit_close() -> list:
+    # With the dated rule (pitlake.limit_rules) a price past the limit in force is
+    # impossible data: blocking, the batch is quarantined. No-limit and unknown sessions
+    # are not checked.
     return [
         _price_limit(
             "close",
-            "|close − pre_close| within the board's limit (main ±10 %, "
-            "STAR/ChiNext ±20 %, BSE ±30 %, ST ±5 % before 2026-07-06) + half a tick of rounding",
+            "close, high and low within the limit prices in force that session (the dated "
+            "regime table: board, date, listing age, ST; round-half-up(pre_close × (1 ± "
+            "ratio), 2)); a new listing's no-limit sessions and unknown limits are not checked",
+            BLOCKING,
         )
     ]
 
 
 def _limit_pct() -> list:
-    return [_price_limit("pct_chg", "|pct_chg| within the board's limit + rounding")]
+    # a list's pct_chg is rounded and carries no reference price: a warning
+    return [
+        _price_limit(
+            "pct_chg", "|pct_chg| within the ratio in force that session + rounding", WARNING
+        )
+    ]
 
 
 def _trade_day(frame: pd.DataFrame, derived: dict[str, Any]) -> np.ndarray:
@@ -237,9 +248,9 @@ def _event_day(
 HOOKS: dict[str, Hook] = {
     # a daily bar: low ≤ open/close ≤ high, prices > 0, volume and amount ≥ 0
     "ohlc": Hook(_ohlc, lambda spec, frame, ctx, derived: d.ohlc_columns(frame)),
-    # the close moved within the board's limit from pre_close (prices in 元)
+    # close, high and low within the limit prices in force that session (an error)
     "price_limit_close": Hook(_limit_close, _moves(in_prices=True)),
-    # pct_chg within the board's limit (a list that carries no pre_close)
+    # pct_chg within the ratio in force that session (a list that carries no pre_close)
     "price_limit_pct": Hook(_limit_pct, _moves(in_prices=False)),
     # report periods are quarter ends, announced after them and by the statutory deadline
     "statement_periods": Hook(_statement_periods, _periods),

@@ -17,7 +17,7 @@ codes without a limit that day (new listings) are not compared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import date, datetime
 
 import numpy as np
@@ -49,6 +49,10 @@ def _names(batches: Mapping[str, pd.DataFrame]) -> dict[str, str]:
     return out
 
 
+States = tuple[Mapping[str, Collection[date]], Mapping[str, date]]
+NO_STATES: States = ({}, {})
+
+
 def st_by_limits(prices: pd.DataFrame | None) -> frozenset[str]:
     """Main-board codes whose published limits are the ST ±5 % ones (and not ±10 %)."""
     if prices is None or prices.empty:
@@ -69,49 +73,90 @@ def _keyed(frame: pd.DataFrame) -> set[tuple[str, date, str]]:
     return set(zip(frame["symbol"], days, frame["pool"], strict=True))
 
 
+def _st_on(st: frozenset[str], states: States, frame: pd.DataFrame) -> np.ndarray:
+    """Per row: ST by the names or published prices (`st`), or by the master that day."""
+    out = frame["symbol"].isin(st).to_numpy(dtype=bool, copy=True)
+    days = pd.to_datetime(frame["trade_date"]).dt.date
+    master = states[0]
+    if master:
+        out |= np.array(
+            [d in master.get(s, ()) for s, d in zip(frame["symbol"], days, strict=True)],
+            dtype=bool,
+        )
+    return out
+
+
 def pool_differences(
-    vendor: pd.DataFrame, bars: pd.DataFrame, st: frozenset[str], prices: pd.DataFrame | None
+    vendor: pd.DataFrame,
+    bars: pd.DataFrame,
+    st: frozenset[str],
+    prices: pd.DataFrame | None,
+    states: States = NO_STATES,
 ) -> list[str]:
     """'<pool> <code> <date>: listed by the vendor, not in the bars' (or the reverse), for
-    the sessions the vendor's batch is about."""
+    the sessions the vendor's batch is about (codes ST that session left out: the vendors
+    list no ST)."""
     days = set(pd.to_datetime(vendor["trade_date"]).dt.date)
     today = bars[pd.to_datetime(bars["trade_date"]).dt.date.isin(days)]
-    derived = limits.classify(today, st, frozenset(), prices)
-    derived = derived[derived["pool"].notna() & ~derived["symbol"].isin(st)]
-    mine, theirs = _keyed(derived), _keyed(vendor[~vendor["symbol"].isin(st)])
+    st_days, listed = states
+    derived = limits.classify(today, st_days or st, listed, prices)
+    derived = derived[derived["pool"].notna()]
+    derived = derived[~_st_on(st, states, derived)]
+    mine, theirs = _keyed(derived), _keyed(vendor[~_st_on(st, states, vendor)])
     out = [f"{p} {s} {d}: listed by the vendor, not in the bars" for s, d, p in theirs - mine]
     out += [f"{p} {s} {d}: in the bars, not on the vendor's list" for s, d, p in mine - theirs]
     return sorted(out, key=lambda t: t.split(" ")[1])
 
 
-def price_differences(vendor: pd.DataFrame) -> list[str]:
-    """Codes whose published limit prices are the rule's neither as ST nor as not ST."""
+def _fits(
+    vendor: pd.DataFrame, day: np.ndarray, pre: np.ndarray, st: object, listed: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(fits, judged, rule up, rule down): the published prices against the rule's."""
+    regime = limits.row_regimes(vendor, day, st, listed)  # type: ignore[arg-type]
+    up, down = limits.row_limit_prices(pre, regime)
+    ok = (np.abs(vendor["up_limit"].to_numpy(float) - up) < limits.HALF_TICK) & (
+        np.abs(vendor["down_limit"].to_numpy(float) - down) < limits.HALF_TICK
+    )
+    return ok, ~np.isnan(up), up, down
+
+
+def price_differences(vendor: pd.DataFrame, states: States = NO_STATES) -> list[str]:
+    """Codes whose published limit prices are not the rule's, each with both pairs. With the
+    master's states (ST days, first trading days) each row is judged by its own ST state and
+    listing age; without them a price that is the rule's as ST or as not ST is accepted."""
     day = pd.to_datetime(vendor["trade_date"]).to_numpy().astype("datetime64[s]")
     pre = pd.to_numeric(vendor["pre_close"], errors="coerce").to_numpy(float)
-    fits = np.zeros(len(vendor), dtype=bool)
-    judged = np.zeros(len(vendor), dtype=bool)
-    for as_st in (frozenset(), frozenset(vendor["symbol"])):  # as not ST, then as ST
-        ratio = limits.limit_ratios(vendor, day, as_st, frozenset())
-        up, down = limits.limit_prices(pre, ratio)
-        ok = (np.abs(vendor["up_limit"].to_numpy(float) - up) < limits.HALF_TICK) & (
-            np.abs(vendor["down_limit"].to_numpy(float) - down) < limits.HALF_TICK
-        )
-        fits |= ok
-        judged |= ~np.isnan(up)
-    bad = vendor[judged & ~fits & ~np.isnan(pre)]
+    st_days, listed = states
+    if st_days or listed:
+        fits, judged, up, down = _fits(vendor, day, pre, st_days, listed)
+        labels = np.where(_st_on(frozenset(), states, vendor), "ST", "not ST")
+    else:
+        fits, judged, up, down = _fits(vendor, day, pre, frozenset(), frozenset())
+        as_st = _fits(vendor, day, pre, frozenset(vendor["symbol"]), frozenset())
+        fits |= as_st[0]
+        judged |= as_st[1]
+        labels = np.full(len(vendor), "not ST")
+    bad = judged & ~fits & ~np.isnan(pre)
+    rows = vendor[["symbol", "trade_date", "up_limit", "down_limit"]].to_numpy(object)
     return [
-        f"{s} {pd.Timestamp(d).date()}: published {u:.2f}/{lo:.2f}, the rule gives another price"
-        for s, d, u, lo in bad[["symbol", "trade_date", "up_limit", "down_limit"]].itertuples(
-            index=False, name=None
+        f"{s} {pd.Timestamp(d).date()}: published {u:.2f}/{lo:.2f}, the rule ({label} that "
+        f"session) gives {ru:.2f}/{rd:.2f}"
+        for (s, d, u, lo), label, ru, rd in zip(
+            rows[bad], labels[bad], up[bad], down[bad], strict=True
         )
     ]
 
 
 def check_limits(
-    batches: Mapping[str, pd.DataFrame], *, run_id: str = "", at: datetime | None = None
+    batches: Mapping[str, pd.DataFrame],
+    *,
+    run_id: str = "",
+    at: datetime | None = None,
+    states: States = NO_STATES,
 ) -> dict[str, Verdict]:
     """A verdict (pass, or warn naming every differing code) per batch whose spec names a
-    `bars_check`, when the run also fetched the bars."""
+    `bars_check`, when the run also fetched the bars. `states` (symbol → its ST days, symbol
+    → its first trading day: the stored master's) judge each code by its state that day."""
     at = at or utc_now()
     bars = batches.get(UNIVERSE_SOURCE)
     if bars is None or bars.empty:
@@ -127,12 +172,54 @@ def check_limits(
         if not kind or frame.empty:
             continue
         if kind == POOLS_CHECK:
-            found = pool_differences(frame, bars, st, prices)
+            found = pool_differences(frame, bars, st, prices, states)
             what = "the vendor's limit pools match the pools derived from the run's bars"
         else:
-            found = price_differences(frame)
+            found = price_differences(frame, states)
             what = "the vendor's limit prices are the rule's (previous close × (1 ± ratio))"
         out[name] = _verdict(name, frame, found, what, run_id, at)
+    return out
+
+
+def check_window(
+    batches: Mapping[str, list[pd.DataFrame]],
+    bars: pd.DataFrame,
+    *,
+    run_id: str = "",
+    at: datetime | None = None,
+    states: States = NO_STATES,
+) -> dict[str, list[Verdict | None]]:
+    """A backfill's cross-check: each vendor-list batch (dataset → its batches, in order)
+    against the window's bars of its own sessions, as `check_limits` does for one night (the
+    bars split by session once). A verdict per batch; None where the batch has no bars."""
+    at = at or utc_now()
+    if bars.empty:
+        return {}
+    by_day = dict(tuple(bars.groupby(pd.to_datetime(bars["trade_date"]).dt.date, sort=False)))
+    prices_by_day: dict[date, pd.DataFrame] = {}
+    for name, frames in batches.items():
+        if SCHEMAS[name].bars_check == PRICES_CHECK:
+            for f in frames:
+                for d, part in f.groupby(pd.to_datetime(f["trade_date"]).dt.date, sort=False):
+                    prices_by_day[d] = part
+    out: dict[str, list[Verdict | None]] = {}
+    for name, frames in batches.items():
+        verdicts: list[Verdict | None] = []
+        for frame in frames:
+            days = sorted(set(pd.to_datetime(frame["trade_date"]).dt.date)) if len(frame) else []
+            on = [by_day[d] for d in days if d in by_day]
+            if not on:
+                verdicts.append(None)
+                continue
+            run = {UNIVERSE_SOURCE: pd.concat(on, ignore_index=True), name: frame}
+            given = [prices_by_day[d] for d in days if d in prices_by_day]
+            if SCHEMAS[name].bars_check == POOLS_CHECK and given:
+                run[next(n for n in batches if SCHEMAS[n].bars_check == PRICES_CHECK)] = pd.concat(
+                    given, ignore_index=True
+                )
+            found = check_limits(run, run_id=run_id, at=at, states=states)
+            verdicts.append(found.get(name))
+        out[name] = verdicts
     return out
 
 

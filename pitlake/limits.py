@@ -1,14 +1,15 @@
 """Price limits by the exchange rule, once, for the gate and the derived market reads.
 
-The board's daily ratio comes from `pitlake.symbols` (main ±10 %, STAR / ChiNext ±20 %, BSE
-±30 %, ST main board ±5 % until 2026-07-06); a limit price is the previous close × (1 ± ratio)
-rounded half up to 0.01 (the exchanges' 四舍五入, done in integer cents so 4.565 is 4.57). From a
-session's bars: who closed at the limit-up price (`up`), at the limit-down price (`down`), who
-touched the limit-up price and closed below it (`broken`, 炸板), the market's breadth, and the
-consecutive-limit ladder (连板: limit-up closes in a row over the code's own sessions, so a
-suspension neither breaks nor extends a run). A code without a limit that day (a new listing's
-first days, where the board says so) or without a trade (suspended: no bar, or no volume) is in
-no pool.
+The limit in force on each row comes from the dated regime table (`pitlake.limit_rules`: the
+board, the session, the code's listing age and ST state that session); a limit price is the
+reference (the previous close, ex-right on an ex-date; the issue price on an approval-regime
+first day) × (1 ± ratio) rounded half up to 0.01 (the exchanges' 四舍五入, in integer cents so
+4.565 is 4.57 and 2.03 → 2.23 at +9.85 %). From a session's bars: who closed at the limit-up
+price (`up`), at the limit-down price (`down`), who touched the limit-up price and closed below
+it (`broken`, 炸板), the market's breadth, and the consecutive-limit ladder (连板: limit-up closes
+in a row over the code's own sessions, so a suspension neither breaks nor extends a run). A
+code on a no-limit session (a new listing's free window), with an unknown limit, or without a
+trade (suspended: no bar, or no volume) is in no pool.
 """
 
 from __future__ import annotations
@@ -16,81 +17,56 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Collection, Mapping
-from datetime import date, timedelta
+from datetime import date
 
 import numpy as np
 import pandas as pd
 
-from pitlake import symbols as sym
-from pitlake.errors import InvalidArgumentsError
+from pitlake import limit_rules as rules
 
 UP, DOWN, BROKEN = "up", "down", "broken"
 POOLS: tuple[str, ...] = (UP, DOWN, BROKEN)
 ST_NAME = re.compile(r"^[S*]*ST")
 HALF_TICK = 0.005  # 元: a price within half a tick of a limit price is at it
-_NAT = np.datetime64("NaT", "s")
+_NAT = np.datetime64("NaT", "D")
 
 
-# ---------------------------------------------------------------- ratios
+# ---------------------------------------------------------------- the rule per row
 
 
-def _limits_of(code: object) -> tuple[float, float, float]:
-    """(normal, ST before the rule change, ST after) limit ratios; NaN if not parseable."""
-    try:
-        s = sym.parse(code)
-    except InvalidArgumentsError:
-        return (np.nan, np.nan, np.nan)
-    before = sym.ST_LIMIT_ENDS - timedelta(days=1)
-    return (
-        s.price_limit(),
-        s.price_limit(before, is_st=True),
-        s.price_limit(sym.ST_LIMIT_ENDS, is_st=True),
-    )
-
-
-class _LimitTable:
-    """Per-code limits, computed once per code per process (sessions repeat ~5,500 codes)
-    and looked up for a whole batch with one vectorised reindex."""
+class _BoardTable:
+    """Each code's board (limit_rules.board_codes), parsed once per code per process
+    (sessions repeat ~5,500 codes) and looked up for a whole batch with one reindex."""
 
     MAX_CODES = 100_000
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._table = pd.DataFrame(columns=["normal", "st_before", "st_after"], dtype="float64")
+        self._table = pd.Series([], dtype="int8")
 
     def lookup(self, codes: pd.Index) -> np.ndarray:
         codes = pd.Index([c if isinstance(c, str) else None for c in codes], dtype=object)
         with self._lock:
             missing = codes.dropna().difference(self._table.index, sort=False)
             if len(missing):
-                rows = pd.DataFrame(
-                    [_limits_of(c) for c in missing],
-                    index=missing,
-                    columns=self._table.columns,
-                    dtype="float64",
-                )
+                rows = pd.Series(rules.board_codes(missing), index=missing, dtype="int8")
                 base = self._table if len(self._table) < self.MAX_CODES else self._table.iloc[:0]
                 self._table = pd.concat([base, rows]) if len(base) else rows
-            return self._table.reindex(codes).to_numpy(dtype="float64")
+            return self._table.reindex(codes).fillna(-1).to_numpy(dtype="int8")
 
 
-_LIMITS = _LimitTable()
+_BOARDS = _BoardTable()
 
 
-def limit_ratios(
+def _st_rows(
     frame: pd.DataFrame,
     day: np.ndarray,
+    codes: np.ndarray,
+    uniques: pd.Index,
     st_symbols: Collection[str] | Mapping[str, Collection[date]],
-    new_listings: Collection[str] | Mapping[str, date],
 ) -> np.ndarray:
-    """The board's daily limit per row (pitlake.symbols), NaN where exempt or unknown.
-    `st_symbols` as a mapping (symbol → the days it was ST) judges each row by its own day."""
+    """Per row: ST that session (the master's days, or a set of codes or names)."""
     n = len(frame)
-    if "symbol" not in frame.columns or n == 0:
-        return np.full(n, np.nan)
-    codes, uniques = pd.factorize(frame["symbol"], use_na_sentinel=True)
-    uniques = pd.Index(uniques, dtype=object)
-    per_code = np.vstack([_LIMITS.lookup(uniques), np.full((1, 3), np.nan)])
     if isinstance(st_symbols, Mapping):  # (code, day) pairs, matched as one int64 key each
         st_set: set[str] = set()
         index = {u: i for i, u in enumerate(uniques)}
@@ -110,27 +86,56 @@ def limit_ratios(
         names = frame["name"].astype("string")
         is_st |= names.isin(st_set).fillna(False).to_numpy(dtype=bool)
         is_st |= names.str.contains(ST_NAME).fillna(False).to_numpy(dtype=bool)
-    limit = per_code[:, 0][codes]
-    if is_st.any():  # the ST ratio only where it applies: most rows of a history are not ST
-        rows = np.flatnonzero(is_st)
-        before_change = day[rows] < np.datetime64(sym.ST_LIMIT_ENDS, "s")
-        st_code = codes[rows]
-        limit[rows] = np.where(before_change, per_code[st_code, 1], per_code[st_code, 2])
+    return is_st
+
+
+def row_regimes(
+    frame: pd.DataFrame,
+    day: np.ndarray,
+    st_symbols: Collection[str] | Mapping[str, Collection[date]],
+    new_listings: Collection[str] | Mapping[str, date],
+) -> rules.Regimes:
+    """The limit in force per row (pitlake.limit_rules.regimes): the board from the code, the
+    row's session, its ST state that session and its listing age. `st_symbols` as a mapping
+    (symbol → the days it was ST) judges each row by its own day; `new_listings` as a mapping
+    is symbol → first trading day (the age counts from it), as a set the codes whose first
+    trading day is the row's own."""
+    n = len(frame)
+    if "symbol" not in frame.columns or n == 0:
+        nan = np.full(n, np.nan)
+        return rules.Regimes(np.full(n, rules.State.UNKNOWN, np.int8), nan, nan.copy(), nan > 0)
+    codes, uniques = pd.factorize(frame["symbol"], use_na_sentinel=True)
+    uniques = pd.Index(uniques, dtype=object)
+    board = np.append(_BOARDS.lookup(uniques), np.int8(-1))[codes]
+    is_st = _st_rows(frame, day, codes, uniques, st_symbols)
+    first = np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
     if new_listings:
-        if isinstance(new_listings, Mapping):  # symbol → first trading day: exempt that day
-            first = np.array(
+        if isinstance(new_listings, Mapping):
+            per_code = np.array(
                 [
-                    np.datetime64(new_listings[u], "s") if u in new_listings else _NAT
+                    np.datetime64(new_listings[u], "D") if u in new_listings else _NAT
                     for u in uniques
                 ]
                 + [_NAT],
-                dtype="datetime64[s]",
+                dtype="datetime64[D]",
             )
-            exempt = first[codes] == day
-        else:  # symbols listed on the batch's day: exempt in this batch
-            exempt = np.append(uniques.isin(set(new_listings)), False)[codes]
-        limit = np.where(exempt, np.nan, limit)
-    return limit
+            first = per_code[codes]
+        else:
+            listed = np.append(uniques.isin(set(new_listings)), False)[codes]
+            first = np.where(listed, day.astype("datetime64[D]"), first)
+    return rules.regimes(board, day, first, is_st)
+
+
+def limit_ratios(
+    frame: pd.DataFrame,
+    day: np.ndarray,
+    st_symbols: Collection[str] | Mapping[str, Collection[date]],
+    new_listings: Collection[str] | Mapping[str, date],
+) -> np.ndarray:
+    """The ratio on the previous close per row; NaN where no limit applies, the limit is
+    unknown, or its base is the issue price (see `row_regimes`)."""
+    r = row_regimes(frame, day, st_symbols, new_listings)
+    return np.where(r.on_issue, np.nan, r.up)
 
 
 def st_names(names: Mapping[str, str | None]) -> frozenset[str]:
@@ -145,12 +150,7 @@ def st_names(names: Mapping[str, str | None]) -> frozenset[str]:
 def limit_prices(pre_close: np.ndarray, ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(up, down) limit prices: pre_close × (1 ± ratio) rounded half up to 0.01 (NaN where
     either is missing)."""
-    with np.errstate(invalid="ignore"):
-        cents = np.round(np.asarray(pre_close, dtype="float64") * 100)
-        bp = np.round(np.asarray(ratio, dtype="float64") * 10_000)
-        up = np.floor((cents * (10_000 + bp) + 5_000) / 10_000) / 100
-        down = np.floor((cents * (10_000 - bp) + 5_000) / 10_000) / 100
-    return up, down
+    return rules.round_price(pre_close, ratio, 1), rules.round_price(pre_close, ratio, -1)
 
 
 def _numbers(frame: pd.DataFrame, col: str) -> np.ndarray:
@@ -197,38 +197,109 @@ def _previous_close(close: np.ndarray, codes: np.ndarray, day: np.ndarray) -> np
     return out
 
 
+def row_limit_prices(
+    pre_close: np.ndarray, regime: rules.Regimes, issue_price: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) limit prices per row by its regime: on the previous close, or on the issue
+    price on an approval-regime first day (NaN there without one: the limit is unknown)."""
+    base = np.asarray(pre_close, dtype="float64")
+    if regime.on_issue.any():
+        issue = np.full(len(base), np.nan) if issue_price is None else issue_price
+        base = np.where(regime.on_issue, issue, base)
+    return rules.round_price(base, regime.up, 1), rules.round_price(base, regime.down, -1)
+
+
+def _per_row(out: pd.DataFrame, table: pd.DataFrame, col: str) -> np.ndarray:
+    """`table`'s `col` for each (symbol, trade_date) of `out` (NaN where it has none)."""
+    key = ["symbol", "trade_date"]
+    right = table[[*key, col]].drop_duplicates(key, keep="last")
+    right = right.assign(
+        symbol=right["symbol"].astype(object),
+        trade_date=pd.to_datetime(right["trade_date"]).to_numpy().astype("datetime64[s]"),
+    )
+    left = pd.DataFrame(
+        {
+            "symbol": out["symbol"].astype(object).to_numpy(),
+            "trade_date": _days(out["trade_date"]).astype("datetime64[s]"),
+        }
+    )
+    return pd.to_numeric(left.merge(right, on=key, how="left")[col], errors="coerce").to_numpy(
+        dtype="float64", na_value=np.nan
+    )
+
+
+def _reference(
+    out: pd.DataFrame, close: np.ndarray, day: np.ndarray, factors: pd.DataFrame | None
+) -> np.ndarray:
+    """The exchange's previous-close reference per row: the vendor's pre_close (Tushare's is
+    the ex-right reference already); without one, the code's previous close in the bars,
+    times previous factor / today's factor where `factors` (symbol, trade_date, adj_factor:
+    those known at 09:15 of the day) has both, so an ex-date is not a fall."""
+    pre = _numbers(out, "pre_close")
+    missing = np.isnan(pre) | (pre <= 0)
+    if not missing.any():
+        return pre
+    codes = _codes(out["symbol"])
+    prev = _previous_close(close, codes, day)
+    if factors is not None and not factors.empty:
+        factor = _per_row(out, factors, "adj_factor")
+        prev_factor = _previous_close(factor, codes, day)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            adjusted = np.round(prev * prev_factor / factor, 2)
+        prev = np.where(np.isfinite(adjusted) & (adjusted > 0), adjusted, prev)
+    return np.where(missing, prev, pre)
+
+
 def classify(
     bars: pd.DataFrame,
     st_symbols: Collection[str] | Mapping[str, Collection[date]] = frozenset(),
     new_listings: Collection[str] | Mapping[str, date] = frozenset(),
     authority: pd.DataFrame | None = None,
+    *,
+    issue_prices: Mapping[str, float] | None = None,
+    factors: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Each bar with its `up_limit`, `down_limit` and `pool` (a categorical of POOLS; NaN:
-    in no pool), in the bars' own order. `authority` (symbol, trade_date, up_limit,
-    down_limit: the vendor's published limits) wins where it has a price; elsewhere the
-    rule's. `pre_close` missing → the code's previous close in `bars`."""
+    """Each bar with its `up_limit`, `down_limit`, `pool` (a categorical of POOLS; NaN: in
+    no pool) and `limit_state` (limited / none / unknown), in the bars' own order, plus the
+    rule's prices (`rule_up_limit`, `rule_down_limit`) and, with `authority` (symbol,
+    trade_date, up_limit, down_limit: the vendor's published limits), the vendor's
+    (`vendor_up_limit`, `vendor_down_limit`). The published price is the one used where the
+    rule gives a limit or cannot (unknown); on a no-limit session neither is, and the code is
+    in no pool. `disagreements` lists where the two differ."""
     out = bars.reset_index(drop=True)
     if out.empty:
-        return out.assign(up_limit=np.nan, down_limit=np.nan, pool=pd.Categorical([], POOLS))
+        return out.assign(
+            up_limit=np.nan,
+            down_limit=np.nan,
+            pool=pd.Categorical([], POOLS),
+            limit_state=pd.Categorical([], list(rules.STATE_NAMES.values())),
+            rule_up_limit=np.nan,
+            rule_down_limit=np.nan,
+        )
     day = _days(out["trade_date"])
     close = _numbers(out, "close")
-    pre = _numbers(out, "pre_close")
-    missing = np.isnan(pre) | (pre <= 0)
-    if missing.any():
-        pre = np.where(missing, _previous_close(close, _codes(out["symbol"]), day), pre)
-    ratio = limit_ratios(out, day, st_symbols, new_listings)
-    up, down = limit_prices(pre, ratio)
+    pre = _reference(out, close, day, factors)
+    regime = row_regimes(out, day, st_symbols, new_listings)
+    issue = None
+    if issue_prices and regime.on_issue.any():
+        issue = out["symbol"].astype(object).map(issue_prices).to_numpy(float, na_value=np.nan)
+    rule_up, rule_down = row_limit_prices(pre, regime, issue)
+    up, down = rule_up, rule_down
+    extra: dict[str, object] = {}
     if authority is not None and not authority.empty:
-        key = ["symbol", "trade_date"]
-        given = out[key].merge(authority[[*key, "up_limit", "down_limit"]], on=key, how="left")
-        up = np.where(given["up_limit"].notna(), given["up_limit"].to_numpy(float), up)
-        down = np.where(given["down_limit"].notna(), given["down_limit"].to_numpy(float), down)
+        given_up = _per_row(out, authority, "up_limit")
+        given_down = _per_row(out, authority, "down_limit")
+        usable = regime.state != rules.State.NO_LIMIT
+        up = np.where(usable & ~np.isnan(given_up), given_up, up)
+        down = np.where(usable & ~np.isnan(given_down), given_down, down)
+        extra = {"vendor_up_limit": given_up, "vendor_down_limit": given_down}
     high, volume = _numbers(out, "high"), _numbers(out, "volume")
     traded = ~np.isnan(close) & ~(volume <= 0)
     with np.errstate(invalid="ignore"):
-        # a price past a limit proves no limit applied that day (a new listing's first days)
-        limitless = (close > up + HALF_TICK) | (close < down - HALF_TICK) | (high > up + HALF_TICK)
-        traded &= ~limitless
+        # a price past the limit in force is impossible data (the gate quarantines it): in
+        # no pool
+        beyond = (close > up + HALF_TICK) | (close < down - HALF_TICK) | (high > up + HALF_TICK)
+        traded &= ~beyond
         at_up = traded & (np.abs(close - up) < HALF_TICK)
         at_down = traded & (np.abs(close - down) < HALF_TICK) & ~at_up
         touched = traded & (high > up - HALF_TICK) & ~at_up
@@ -237,7 +308,47 @@ def classify(
     which[at_down] = 1
     which[at_up] = 0
     pool = pd.Categorical.from_codes(which, categories=list(POOLS))
-    return out.assign(up_limit=up, down_limit=down, pool=pool)
+    state = pd.Categorical.from_codes(
+        regime.state.astype(np.int8), categories=list(rules.STATE_NAMES.values())
+    )
+    return out.assign(
+        up_limit=up,
+        down_limit=down,
+        pool=pool,
+        limit_state=state,
+        rule_up_limit=rule_up,
+        rule_down_limit=rule_down,
+        **extra,
+    )
+
+
+def disagreements(classified: pd.DataFrame) -> list[dict[str, object]]:
+    """Rows of `classify(…, authority)` whose published limit prices are not the rule's:
+    each with both pairs (the rule's None where it gives no limit or cannot), never one
+    silently preferred."""
+    if "vendor_up_limit" not in classified.columns or classified.empty:
+        return []
+    v_up, v_down = classified["vendor_up_limit"], classified["vendor_down_limit"]
+    r_up, r_down = classified["rule_up_limit"], classified["rule_down_limit"]
+    published = v_up.notna() | v_down.notna()
+    known = r_up.notna() & r_down.notna()
+    differs = ((v_up - r_up).abs() >= HALF_TICK) | ((v_down - r_down).abs() >= HALF_TICK)
+    no_limit = classified["limit_state"] == rules.STATE_NAMES[rules.State.NO_LIMIT]
+    bad = classified[published & ((known & differs) | no_limit)]
+    return [
+        {
+            "symbol": str(row.symbol),
+            "trade_date": pd.Timestamp(row.trade_date).date().isoformat(),
+            "vendor": [_price(row.vendor_up_limit), _price(row.vendor_down_limit)],
+            "rule": [_price(row.rule_up_limit), _price(row.rule_down_limit)],
+            "rule_state": str(row.limit_state),
+        }
+        for row in bad.itertuples(index=False)
+    ]
+
+
+def _price(value: object) -> float | None:
+    return None if value is None or pd.isna(value) else round(float(value), 2)  # type: ignore[arg-type]
 
 
 def _runs(which: np.ndarray, new_code: np.ndarray) -> np.ndarray:

@@ -114,7 +114,9 @@ class Symbol:
         return found[1]
 
     def price_limit(self, on: date | None = None, *, is_st: bool = False) -> float:
-        """Daily price-limit ratio; ST main-board stocks are ±5 % before ST_LIMIT_ENDS."""
+        """The board's ordinary daily ratio today; ST main-board stocks ±5 % before
+        ST_LIMIT_ENDS. A board fact, not the dated rule: what applied to a code on a session
+        (board openings and reforms, new listings) is pitlake.limit_rules.limit_on."""
         if is_st and self.board is Board.MAIN and (on is None or on < ST_LIMIT_ENDS):
             return ST_PRICE_LIMIT
         return PRICE_LIMIT[self.board]

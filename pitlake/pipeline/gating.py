@@ -12,6 +12,7 @@ import pandas as pd
 from pitlake import schemas
 from pitlake.calendar import now_beijing, sessions_between
 from pitlake.lake.fs import ObjectFS
+from pitlake.limit_rules import with_lookback
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch
 from pitlake.read.engine import DuckReader
@@ -71,7 +72,7 @@ def _states_for(
     if not STATE_HOOKS & set(schemas.get(dataset).quality):
         return {}
     days = [expected] if expected else sessions_between(*window) if window else []
-    st, listed = day_states(env, days)
+    st, listed = day_states(env, with_lookback(days))  # a listing's age counts from before
     return {"st_symbols": st, "new_listings": listed}
 
 
@@ -153,7 +154,8 @@ def gate(
         if align_on is not None:
             aligned = check_alignment(frames, align_on, run_id=env.run_id)
             checked = {**_stored_bars(env, frames, align_on), **frames}
-            crossed = check_limits(checked, run_id=env.run_id)  # vendor lists vs the bars
+            states = day_states(env, with_lookback([align_on])) if _crossed(frames) else ({}, {})
+            crossed = check_limits(checked, run_id=env.run_id, states=states)  # vs the bars
             for i in live:
                 for found in (aligned, crossed):
                     v = found.get(batches[i].unit.dataset)
@@ -189,4 +191,58 @@ def gate(
         else:
             for i in idx:
                 verdicts[i] = alone(i)
+    _cross_check_window(env, batches, live, window, verdicts)
     return verdicts
+
+
+def _crossed(frames: dict[str, Any]) -> bool:
+    return any(schemas.get(d).bars_check for d in frames)
+
+
+def _cross_check_window(
+    env: RunEnv,
+    batches: Sequence[Batch],
+    live: list[int],
+    window: tuple[date, date],
+    verdicts: list[Any | None],
+) -> None:
+    """The vendor lists ⇄ bars cross-check of a backfill, as on a single night: each list
+    batch against the bars of its sessions (the run's, else the stored ones)."""
+    from pitlake.expectations.limit_checks import check_window
+
+    lists: dict[str, list[int]] = {}
+    for i in live:
+        if schemas.get(batches[i].unit.dataset).bars_check:
+            lists.setdefault(batches[i].unit.dataset, []).append(i)
+    if not lists:
+        return
+    source = schemas.UNIVERSE_SOURCE
+    run_bars = [batches[i].frame for i in live if batches[i].unit.dataset == source]
+    days = set().union(*(_trade_days(batches[i].frame) for idx in lists.values() for i in idx))
+    have = set().union(*(_trade_days(f) for f in run_bars)) if run_bars else set()
+    stored = _stored_days(env, sorted(days - have))
+    bars = pd.concat([*run_bars, *stored], ignore_index=True) if run_bars or stored else None
+    if bars is None or bars.empty:
+        return
+    states = day_states(env, with_lookback(sessions_between(*window)))
+    frames = {ds: [batches[i].frame for i in idx] for ds, idx in lists.items()}
+    found = check_window(frames, bars, run_id=env.run_id, states=states)
+    for ds, idx in lists.items():
+        for i, v in zip(idx, found.get(ds, [None] * len(idx)), strict=True):
+            if v is not None and verdicts[i] is not None:
+                verdicts[i] = verdicts[i].combine(v)
+
+
+def _stored_days(env: RunEnv, days: list[date]) -> list[pd.DataFrame]:
+    """The stored bars of `days` (newest version per key), each year's partition read once."""
+    source = schemas.UNIVERSE_SOURCE
+    spec = schemas.get(source)
+    out = []
+    for year in sorted({d.year for d in days}):
+        stored = env.store.read_partition(source, str(year))
+        if stored is None or stored.empty:
+            continue
+        on = stored[pd.to_datetime(stored["trade_date"]).dt.date.isin(set(days))]
+        on = on.sort_values("known_at", kind="stable").drop_duplicates(list(spec.key), keep="last")
+        out.append(on.reset_index(drop=True))
+    return out

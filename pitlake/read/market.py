@@ -28,6 +28,7 @@ from pitlake import limits as rule
 from pitlake.calendar import sessions_between
 from pitlake.envelope import Result
 from pitlake.errors import InvalidArgumentsError
+from pitlake.limit_rules import with_lookback
 from pitlake.read import arguments, scans
 from pitlake.read.cutoff import Ask
 from pitlake.read.readers import state, trade_dated
@@ -96,7 +97,8 @@ def universe_facts(
         )
         if rows.empty:
             continue
-        return spec.state.gate_days(rows, sessions_between(lo, hi))
+        # the sessions before lo too: a code listed there is still in its no-limit window
+        return spec.state.gate_days(rows, with_lookback(sessions_between(lo, hi)))
     return None
 
 
@@ -247,8 +249,8 @@ def pools(lake: Lake, day: Any = None, *, kind: Any = rule.UP, as_of: Any = None
     session = _session(base)
     if session is None:
         return _about(base, [], None, f"No {chosen} pool: the session's bars are not in.", {})
-    found = session_pools(lake, session, ask)
-    found = found[found["pool"] == chosen].sort_values(
+    everything = session_pools(lake, session, ask)
+    found = everything[everything["pool"] == chosen].sort_values(
         ["consecutive", "symbol"], ascending=[False, True], kind="stable"
     )
     frame = _answer_frame(found).reindex(columns=POOL_COLUMNS)
@@ -259,6 +261,12 @@ def pools(lake: Lake, day: Any = None, *, kind: Any = rule.UP, as_of: Any = None
     for sym, n in zip(frame["symbol"], frame["consecutive"], strict=True):
         ladder.setdefault(str(n), []).append(sym)
     message = f"The {chosen} pool of {session}, derived from the bars known at the as-of."
-    return _about(
-        base, None, table, message, {"rows": table.num_rows, "kind": chosen, "ladder": ladder}
-    )
+    findings = rule.disagreements(everything)
+    if findings:
+        codes = ", ".join(f["symbol"] for f in findings[:20])
+        message += (
+            f" The published limit prices of {len(findings)} code(s) differ from the rule's "
+            f"({codes}); the published ones are used: see meta.limit_findings."
+        )
+    meta = {"rows": table.num_rows, "kind": chosen, "ladder": ladder, "limit_findings": findings}
+    return _about(base, None, table, message, meta)

@@ -116,6 +116,8 @@ SPECIFIC: dict[str, list[tuple[str, Mutation, dict[str, Any]]]] = {
         ("prices_positive", _set("open", 0.0), {}),
         ("volume_non_negative", _set("volume", -1.0), {}),
         ("amount_non_negative", _set("amount", -1.0), {}),
+        # a high one tick past the limit-up price of its pre_close: impossible data
+        ("price_limit", lambda f: f.assign(high=(f["pre_close"] * 1.1).round(2) + 0.01), {}),
     ],
     "index_quotes": [
         ("ohlc_low", lambda f: f.assign(low=f[["open", "close"]].min(axis=1) + 0.01), {}),

@@ -1,5 +1,6 @@
-"""Warnings flag a batch but never reject it: price limits (board, ST, new listings, rounding),
-late announcements, and a row count far below the previous session's."""
+"""Warnings flag a batch but never reject it (late announcements, a row count far below the
+previous session's, a list's pct_chg past its limit); a bar past the limit price in force is
+impossible data and rejects it (board, ST, new listings, rounding)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from pitlake.expectations.verdict import Outcome
 from pitlake import schemas
 from pitlake.calendar import BEIJING
 from pitlake.pit import apply_known_at
-from pitlake.statuses import LedgerStatus
 from tests.expectations.conftest import BUILDERS, PREV, ctx
 
 
@@ -52,19 +52,18 @@ def _outcome(frame: pd.DataFrame, **kw) -> tuple[Outcome, list[str]]:
 )
 def test_board_price_limits(symbol: str, pre: float, close: float, warned: bool) -> None:
     outcome, names = _outcome(_quote(symbol, pre, close))
-    assert outcome is (Outcome.WARN if warned else Outcome.PASS)
+    assert outcome is (Outcome.REJECT if warned else Outcome.PASS)
     assert names == (["price_limit"] if warned else [])
 
 
-def test_price_limit_warning_is_written_flagged() -> None:
+def test_a_bar_past_its_limit_price_is_blocking() -> None:
     frame = _quote("600519.SH", 100.0, 115.0)
     v = validate("quotes", frame, ctx())
-    assert v.outcome is Outcome.WARN and v.writable
-    assert v.ledger_status is LedgerStatus.OK
-    f = v.warnings[0]
-    assert f.severity == "warning" and f.unexpected_count == 1
-    assert f.sample_rows[0]["_dq_move"] == pytest.approx(15.0)
-    assert f.sample_rows[0]["_dq_allowed_move"] == pytest.approx(10.005)
+    assert v.outcome is Outcome.REJECT and not v.writable
+    f = v.failed[0]
+    assert f.severity == "blocking" and f.unexpected_count == 1
+    assert f.sample_rows[0]["_dq_move"] == pytest.approx(5.0)  # 元 past the 110.00 limit
+    assert f.sample_rows[0]["_dq_allowed_move"] == pytest.approx(0.005, abs=1e-5)
 
 
 def test_st_limit_is_five_percent_until_the_rule_change() -> None:
@@ -81,12 +80,13 @@ def test_st_limit_is_five_percent_until_the_rule_change() -> None:
     )
 
 
-def test_first_trading_day_of_a_new_listing_is_exempt() -> None:
-    debut = _quote("688981.SH", 20.0, 50.0)  # +150 % on its first day
+def test_first_sessions_of_a_new_listing_are_exempt() -> None:
+    debut = _quote("688981.SH", 20.0, 50.0)  # +150 %: STAR, no limit on its first 5 sessions
     assert _outcome(debut)[1] == ["price_limit"]
     assert _outcome(debut, new_listings={"688981.SH"})[0] is Outcome.PASS
     assert _outcome(debut, new_listings={"688981.SH": date(2025, 6, 4)})[0] is Outcome.PASS
-    assert _outcome(debut, new_listings={"688981.SH": PREV})[1] == ["price_limit"]
+    assert _outcome(debut, new_listings={"688981.SH": PREV})[0] is Outcome.PASS  # session 2
+    assert _outcome(debut, new_listings={"688981.SH": date(2025, 5, 27)})[1] == ["price_limit"]
 
 
 def test_pct_chg_stands_in_for_a_missing_pre_close() -> None:
@@ -133,4 +133,4 @@ def test_warnings_alongside_a_blocking_failure_still_reject() -> None:
     v = validate("quotes", frame, ctx())
     assert v.outcome is Outcome.REJECT
     assert v.failed_names() == ["volume_non_negative", "price_limit"]
-    assert [f.severity for f in v.failed] == ["blocking", "warning"]
+    assert [f.severity for f in v.failed] == ["blocking", "blocking"]

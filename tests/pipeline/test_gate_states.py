@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from pitlake.expectations import validate
 
-from pitlake.calendar import BEIJING
+from pitlake.calendar import BEIJING, sessions_between
 from pitlake.pipeline.gating import _context, day_states
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Unit
@@ -73,9 +73,11 @@ def test_the_st_limit_holds_on_st_days_only(env: RunEnv) -> None:
     assert _warned(env, ST_STOCK, AFTER, 11.0)
 
 
-def test_a_new_listing_has_no_limit_on_its_first_day(env: RunEnv) -> None:
-    assert not _warned(env, NEW, DEBUT, 44.0)
-    assert _warned(env, NEW, date(2025, 6, 11), 44.0)
+def test_a_new_listing_has_no_limit_on_its_first_five_sessions(env: RunEnv) -> None:
+    sessions = sessions_between(DEBUT, date(2025, 6, 30))
+    for day in sessions[:5]:  # a single-date run still knows the listing's age
+        assert not _warned(env, NEW, day, 44.0), day
+    assert _warned(env, NEW, sessions[5], 44.0)
 
 
 def test_a_window_gets_each_days_states(env: RunEnv) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, datetime
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -70,8 +71,35 @@ def test_a_session_after_the_removal_gets_the_boards_limit(lake: Lake) -> None:
     assert before["up_limit"] == limits.limit_prices([before["pre_close"]], [0.05])[0][0]
 
 
-def test_a_listings_first_day_has_no_limit(lake: Lake) -> None:
-    first = _row(lake, "603398.SH", date(2025, 6, 10), as_of="2025-06-20")
-    assert pd.isna(first["up_limit"]) and pd.isna(first["pool"])
-    second = _row(lake, "603398.SH", sessions_between(date(2025, 6, 10), END)[1], "2025-06-20")
-    assert second["up_limit"] == limits.limit_prices([second["pre_close"]], [0.10])[0][0]
+def test_a_registration_listings_first_five_sessions_have_no_limit(lake: Lake) -> None:
+    sessions = sessions_between(date(2025, 6, 10), END)
+    for day in sessions[:5]:  # main board, listed after 2023-04-10: sessions 1..5 free
+        row = _row(lake, "603398.SH", day, as_of="2025-06-30")
+        assert pd.isna(row["up_limit"]) and pd.isna(row["pool"]), day
+    sixth = _row(lake, "603398.SH", sessions[5], "2025-06-30")
+    assert sixth["up_limit"] == limits.limit_prices([sixth["pre_close"]], [0.10])[0][0]
+
+
+def test_published_prices_against_the_rule_are_a_finding_with_both(tmp_path: Path) -> None:
+    """After the ST removal (06-16) the vendor keeps the ±5 % prices, the master says not ST:
+    the answer names both pairs instead of silently preferring one."""
+    from pitlake.vendors.registry import build_router
+
+    router = build_router(f"replay:{SAMPLE}")
+    store, catalog = LakeStore(tmp_path), Catalog(lake_root=tmp_path)
+    start = date(2025, 6, 2)
+    for name in ("quotes", "securities", "limit_prices"):
+        r = router.route(FetchRequest(name, start=start, end=END), FETCHED, chain=["tushare"])
+        assert r.status is LedgerStatus.OK, r.message
+        store.write(name, r.frame, run_id="sample", ingested_at=FETCHED)
+    for d in sessions_between(start, END):
+        catalog.record_ledger("quotes", d, LedgerStatus.OK, rows=1, vendor="tushare", at=FETCHED)
+    catalog.close()
+    with Lake(tmp_path, clock=lambda: FETCHED) as lk:
+        answer = lk.limits("2025-06-17", kind="up", as_of="2025-06-30")
+    found = {f["symbol"]: f for f in answer.meta["limit_findings"]}
+    assert "600234.SH" in found and "600234.SH" in answer.message
+    f = found["600234.SH"]
+    pre = f["rule"][0] / 1.1
+    assert f["rule_state"] == "limited" and f["vendor"][0] < f["rule"][0]  # ±5 % vs ±10 %
+    assert abs(f["vendor"][0] - pre * 1.05) < 0.02
