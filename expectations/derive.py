@@ -140,6 +140,7 @@ def price_move_columns(
     new_listings: Collection[str] | Mapping[str, date],
     *,
     in_prices: bool,
+    ages_known: bool = True,
 ) -> dict[str, object]:
     """Observed vs allowed, by the limit in force on each row (pitlake.limits.row_regimes:
     NaN, so no check, on a no-limit session or where the limit is unknown). With prices
@@ -147,7 +148,7 @@ def price_move_columns(
     (元; ≤ 0 inside), allowed half a tick: one tick past it is impossible data. A bar without
     pre_close takes its reference from pct_chg, whose rounding widens the allowance. A list
     with only pct_chg compares |pct_chg| with the ratio in percent points plus a tick."""
-    regime = row_regimes(frame, day, st_symbols, new_listings)
+    regime = row_regimes(frame, day, st_symbols, new_listings, ages_known=ages_known)
     close, pct = _numeric(frame, "close"), _numeric(frame, "pct_chg")
     with np.errstate(invalid="ignore", divide="ignore"):
         ref_from_pct = close / (1.0 + pct / 100.0)

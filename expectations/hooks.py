@@ -224,7 +224,12 @@ def _moves(in_prices: bool) -> Derive:
     ) -> dict[str, object]:
         day = _trade_day(frame, derived)
         return d.price_move_columns(
-            frame, day, ctx.st_symbols, ctx.new_listings, in_prices=in_prices
+            frame,
+            day,
+            ctx.st_symbols,
+            ctx.new_listings,
+            in_prices=in_prices,
+            ages_known=ctx.listing_ages_known,
         )
 
     return derive

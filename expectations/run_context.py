@@ -32,6 +32,8 @@ class RunContext:
     st_symbols: Collection[str] | Mapping[str, Collection[date]] = frozenset()
     # Listed on the batch's day (symbols), or symbol → first trading day: no price limit then.
     new_listings: Collection[str] | Mapping[str, date] = frozenset()
+    # False when the lake holds no security master: listing ages, and so limits, unknown.
+    listing_ages_known: bool = True
     row_count_floor: float | None = None  # overrides the spec's row_count_floor
     validated_at: datetime | None = None  # the verdict's clock; now when None
 

@@ -94,12 +94,16 @@ def row_regimes(
     day: np.ndarray,
     st_symbols: Collection[str] | Mapping[str, Collection[date]],
     new_listings: Collection[str] | Mapping[str, date],
+    *,
+    ages_known: bool = True,
 ) -> rules.Regimes:
     """The limit in force per row (pitlake.limit_rules.regimes): the board from the code, the
     row's session, its ST state that session and its listing age. `st_symbols` as a mapping
     (symbol → the days it was ST) judges each row by its own day; `new_listings` as a mapping
     is symbol → first trading day (the age counts from it), as a set the codes whose first
-    trading day is the row's own."""
+    trading day is the row's own. Without a security master (`ages_known` False) a code's
+    age is unknown, so its limit is UNKNOWN, unless the frame itself holds enough of its
+    earlier sessions to prove it past every new-listing window (never guessed seasoned)."""
     n = len(frame)
     if "symbol" not in frame.columns or n == 0:
         nan = np.full(n, np.nan)
@@ -123,7 +127,31 @@ def row_regimes(
         else:
             listed = np.append(uniques.isin(set(new_listings)), False)[codes]
             first = np.where(listed, day.astype("datetime64[D]"), first)
-    return rules.regimes(board, day, first, is_st)
+    out = rules.regimes(board, day, first, is_st)
+    if not ages_known:
+        out = _unknown_unless_seasoned(out, codes, day)
+    return out
+
+
+def _unknown_unless_seasoned(r: rules.Regimes, codes: np.ndarray, day: np.ndarray) -> rules.Regimes:
+    """UNKNOWN for a row whose code has fewer than FREE_SESSIONS earlier sessions in the
+    frame: it could be inside a new listing's no-limit window."""
+    order = np.lexsort((day.astype("datetime64[D]"), codes))
+    earlier = np.empty(len(codes), dtype=np.int64)
+    sorted_codes = codes[order]
+    starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]
+    run_start = np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    earlier[order] = np.arange(len(codes)) - run_start
+    unknown = earlier < rules.FREE_SESSIONS
+    if not unknown.any():
+        return r
+    nan = np.where(unknown, np.nan, 0.0)
+    return rules.Regimes(
+        np.where(unknown, np.int8(rules.State.UNKNOWN), r.state).astype(np.int8),
+        r.up + nan,
+        r.down + nan,
+        r.on_issue & ~unknown,
+    )
 
 
 def limit_ratios(

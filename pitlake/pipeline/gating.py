@@ -73,7 +73,13 @@ def _states_for(
         return {}
     days = [expected] if expected else sessions_between(*window) if window else []
     st, listed = day_states(env, with_lookback(days))  # a listing's age counts from before
-    return {"st_symbols": st, "new_listings": listed}
+    return {"st_symbols": st, "new_listings": listed, "listing_ages_known": master_stored(env)}
+
+
+def master_stored(env: RunEnv) -> bool:
+    """Whether the lake holds a security master: without one no code's listing age is
+    known, and the gate must not judge a bar by a limit its new-listing window may lift."""
+    return any(env.store.files(name) for name in schemas.STATE_DATASETS)
 
 
 def _context(

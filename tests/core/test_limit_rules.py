@@ -129,6 +129,39 @@ def test_a_move_inside_a_no_limit_window_raises_nothing() -> None:
     assert pd.isna(limits.classify(at_ten, frozenset(), listed)["pool"].iloc[0])
 
 
+def test_without_a_security_master_a_listing_age_is_unknown_not_seasoned() -> None:
+    """A quotes-only backfill (no master stored): a new listing's +50 % session must not be
+    rejected as impossible, yet a code with five earlier sessions in the batch is judged."""
+    day = date(2025, 6, 12)
+    fetched = datetime(2025, 6, 13, 0, 30, tzinfo=BEIJING)
+    kw = {"expected_trade_date": day, "fetched_at": fetched, "listing_ages_known": False}
+    bar = _bar("603398.SH", day, 20.0, 30.0)
+    assert validate("quotes", bar, ctx(**kw)).outcome is Outcome.PASS
+    assert (
+        limits.row_regimes(bar, np.array([day], "datetime64[D]"), (), (), ages_known=False).state[0]
+        == rules.State.UNKNOWN
+    )
+    days = sessions_between(date(2025, 6, 3), day)  # six sessions
+    history = pd.concat(
+        [_bar("600519.SH", d, 20.0, 20.5) for d in days[:-1]]
+        + [_bar("600519.SH", day, 20.0, 30.0)],
+        ignore_index=True,
+    )
+    window = {"window_start": days[0], "window_end": day, "fetched_at": fetched}
+    judged = validate(
+        "quotes", history, ctx(expected_trade_date=None, listing_ages_known=False, **window)
+    )
+    assert judged.outcome is Outcome.REJECT  # the sixth session is past every free window
+    assert (
+        validate(
+            "quotes",
+            history.iloc[:-1],
+            ctx(expected_trade_date=None, listing_ages_known=False, **window),
+        ).outcome
+        is Outcome.PASS
+    )
+
+
 def test_a_low_priced_limit_up_at_985_percent() -> None:
     bar = _bar("600519.SH", date(2025, 6, 3), 2.03, 2.23)  # 2.233 rounds to 2.23: +9.85 %
     out = limits.classify(bar)
