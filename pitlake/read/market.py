@@ -30,6 +30,7 @@ from pitlake.envelope import Result
 from pitlake.errors import InvalidArgumentsError
 from pitlake.limit_rules import with_lookback
 from pitlake.read import arguments, scans
+from pitlake.read.adjust import FACTORS
 from pitlake.read.cutoff import Ask
 from pitlake.read.readers import state, trade_dated
 from pitlake.schemas import SCHEMAS, STATE_DATASETS, limit_prices, quotes
@@ -128,6 +129,15 @@ def _authority(lake: Lake, lo: date, hi: date, ask: Ask) -> pd.DataFrame:
     return _frame(table, ["symbol", "trade_date", "up_limit", "down_limit"])
 
 
+def _factors(lake: Lake, bars: pd.DataFrame, lo: date, hi: date, ask: Ask) -> pd.DataFrame | None:
+    """The adjustment factors known at the cutoff, for bars without the vendor's pre_close
+    (AkShare's): the limit base on an ex-date is then the ex-right reference."""
+    if bars.empty or not bars["pre_close"].isna().any():
+        return None
+    table, _ = scans.read_latest(lake, FACTORS, None, lo, hi, ask)
+    return _frame(table, ["symbol", "trade_date", "adj_factor"])
+
+
 def _answer_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The derivation's frame in the answer's types: codes as strings, sessions as dates."""
     return frame.assign(
@@ -152,7 +162,13 @@ def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
         bars = _bars(lake, lo, day, ask)
         facts = universe_facts(lake, ask, lo, day)
         st, listed = facts if facts is not None else (st_symbols(lake, ask, lo, day), {})
-        classified = rule.classify(bars, st, listed, _authority(lake, lo, day, ask))
+        classified = rule.classify(
+            bars,
+            st,
+            listed,
+            _authority(lake, lo, day, ask),
+            factors=_factors(lake, bars, lo, day, ask),
+        )
         classified["consecutive"] = rule.ladder(classified)
         on_day = pd.to_datetime(classified["trade_date"]) == pd.Timestamp(day)
         today = classified[on_day].reset_index(drop=True)

@@ -103,3 +103,38 @@ def test_published_prices_against_the_rule_are_a_finding_with_both(tmp_path: Pat
     pre = f["rule"][0] / 1.1
     assert f["rule_state"] == "limited" and f["vendor"][0] < f["rule"][0]  # ±5 % vs ±10 %
     assert abs(f["vendor"][0] - pre * 1.05) < 0.02
+
+
+def test_an_ex_date_without_pre_close_is_not_a_fall(tmp_path: Path) -> None:
+    """Bars without pre_close (AkShare's) take the limit base from the factors known at the
+    cutoff: a 10-for-10 bonus day that halves the price is not a limit-down session."""
+    from pitlake.vendors.registry import build_router
+
+    router = build_router(f"replay:{SAMPLE}")
+    start, ex_day, code = date(2025, 6, 2), date(2025, 6, 10), "600519.SH"
+    frames = {}
+    for name in ("quotes", "adj_factors"):
+        r = router.route(FetchRequest(name, start=start, end=END), FETCHED, chain=["tushare"])
+        assert r.status is LedgerStatus.OK, r.message
+        frames[name] = r.frame.copy()
+    bars, factors = frames["quotes"], frames["adj_factors"]
+    bars["pre_close"] = float("nan")
+    after = (bars["symbol"] == code) & (pd.to_datetime(bars["trade_date"]).dt.date >= ex_day)
+    bars.loc[after, ["open", "high", "low", "close"]] = (
+        bars.loc[after, ["open", "high", "low", "close"]] / 2
+    ).round(2)
+    later = (factors["symbol"] == code) & (pd.to_datetime(factors["trade_date"]).dt.date >= ex_day)
+    factors.loc[later, "adj_factor"] = factors.loc[later, "adj_factor"] * 2
+    store, catalog = LakeStore(tmp_path), Catalog(lake_root=tmp_path)
+    for name, frame in frames.items():
+        store.write(name, frame, run_id="sample", ingested_at=FETCHED)
+    for d in sessions_between(start, END):
+        catalog.record_ledger("quotes", d, LedgerStatus.OK, rows=1, vendor="tushare", at=FETCHED)
+    catalog.close()
+    with Lake(tmp_path, clock=lambda: FETCHED) as lk:
+        pools = market.session_pools(lk, ex_day, lk.ask("2025-06-30"))
+        row = pools[pools["symbol"].astype(str) == code].iloc[0]
+        assert pd.isna(row["pool"]), row.to_dict()
+        assert row["down_limit"] < row["close"] < row["up_limit"], row.to_dict()  # ex-right base
+        down = lk.limits("2025-06-10", kind="down", as_of="2025-06-30")
+        assert code not in {r["symbol"] for r in down.data}
