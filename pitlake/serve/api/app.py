@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from datetime import date, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Query
+from fastapi import APIRouter, Depends, FastAPI, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
@@ -37,6 +37,11 @@ from pitlake.serve.api.errors import (
 )
 from pitlake.serve.api.formats import (
     respond,  # JSON, or Arrow / Parquet when asked (and JSON pages)
+)
+from pitlake.serve.api.known_params import (
+    UnknownParameterError,
+    refuse_unknown_params,
+    unknown_parameter_handler,
 )
 from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.serve.api.redact import install_log_redaction
@@ -276,6 +281,8 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # FastAPI's pages load from a CDN: pitlake.serve.api.docs serves local ones
         redoc_url=None,
+        # a misspelled as_of is a 400 naming it, never an answer as of now
+        dependencies=[Depends(refuse_unknown_params)],
     )
     install_docs(app)
     app.state.service = service
@@ -285,6 +292,7 @@ def create_app(
     app.state.lake_path = root
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, body_error_handler)
+    app.add_exception_handler(UnknownParameterError, unknown_parameter_handler)
 
     @app.get(
         "/healthz",

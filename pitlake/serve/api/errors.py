@@ -4,7 +4,8 @@ Status codes (one rule, documented in the OpenAPI description):
 - 200: OK and NO_DATA, and the *data* statuses NOT_READY, UPSTREAM_ERROR, RATE_LIMITED,
   PERMISSION_DENIED, NOT_CONFIGURED, UNKNOWN — the request was fine and the envelope says what
   the lake knows (a retrying agent reads `status` and `retryable`, not the HTTP code);
-- 400: INVALID_ARGUMENTS found by pitlake (bad symbol, date, range, pin …);
+- 400: INVALID_ARGUMENTS found by pitlake (bad symbol, date, range, pin, a query parameter
+  the route does not take …);
 - 422: INVALID_ARGUMENTS found by FastAPI's parameter or body validation (wrong type, out of
   bounds, an unknown body field, malformed JSON), re-shaped into the same envelope;
 - 413: INVALID_ARGUMENTS, a POST body over its cap (pitlake.serve.api.bodies);

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Header, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from pitlake.serve.api.formats import respond
 from pitlake.serve.api.models import Envelope
@@ -15,7 +15,16 @@ from pitlake.serve.api.service import QueryService
 
 
 class SqlRequest(BaseModel):
-    query: str = Field(max_length=100_000, description="One SQL statement over the views.")
+    """The GET's parameters as a body: `q` (as on GET; `query` is accepted too), `as_of`.
+    Any other field is a 422 naming it, never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    q: str = Field(
+        max_length=100_000,
+        description="One SQL statement over the views (also accepted as `query`).",
+        validation_alias=AliasChoices("q", "query"),
+    )
     as_of: str | None = Field(default=None, max_length=64, description="The cutoff.")
 
 
@@ -47,6 +56,6 @@ def sql_router(service: QueryService) -> APIRouter:
         body: Annotated[SqlRequest, Body()],
         x_pitlake_pin: Annotated[str | None, pin_header] = None,
     ) -> Response:
-        return respond(service.sql(body.query, as_of=body.as_of, pin=x_pitlake_pin))
+        return respond(service.sql(body.q, as_of=body.as_of, pin=x_pitlake_pin))
 
     return r

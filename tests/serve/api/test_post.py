@@ -362,4 +362,4 @@ def test_other_methods_and_paths_are_unchanged(client: TestClient) -> None:
     assert client.post("/v1/snapshot", json={}).status_code == 405
     assert client.put("/v1/quotes", json={}).status_code == 405
     r = client.get("/v1/financials", params={"symbol": A, "as_of": "2025-06-06", "bogus": "1"})
-    assert r.status_code == 200  # a GET ignores unknown parameters, as before
+    assert r.status_code == 400 and "'bogus'" in r.json()["message"]  # never silently ignored
