@@ -67,7 +67,14 @@ def parse_cutoff(value: str | date | datetime | None, *, now: datetime | None = 
     if value is None:
         return (now or datetime.now(timezone.utc)).astimezone(BEIJING)
     if isinstance(value, datetime):
-        return value.replace(tzinfo=BEIJING) if value.tzinfo is None else value.astimezone(BEIJING)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=BEIJING)
+        try:
+            return value.astimezone(BEIJING)
+        except OverflowError:  # 9999-12-31T23:59:59-12:00 is past datetime's last day in +08:00
+            raise InvalidArgumentsError(
+                f"invalid as_of {value.isoformat()!r}: out of range in Beijing time"
+            ) from None
     if isinstance(value, date):
         return end_of_beijing_day(value)
     if not isinstance(value, str) or not value.strip():

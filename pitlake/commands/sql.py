@@ -71,6 +71,12 @@ def sql(
     if result.status is ResultStatus.INVALID_ARGUMENTS:
         typer.echo(result.message, err=True)
         raise typer.Exit(EXIT_INVALID)
+    from pitlake.read.column_types import format_refusal
+
+    refused = format_refusal(result.to_arrow().schema, fmt) if result.table is not None else None
+    if refused is not None:
+        typer.echo(refused, err=True)
+        raise typer.Exit(EXIT_INVALID)
     _write(result, fmt, output)
     raise typer.Exit(EXIT_OK)
 
@@ -155,6 +161,7 @@ def _emit(data: bytes, output: Path | None) -> None:
 
 def _print_table(result: Result) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     from pitlake.records import to_records
 
@@ -164,14 +171,14 @@ def _print_table(result: Result) -> None:
     names = table.column_names if table is not None else list(rows[0]) if rows else []
     out = Table(show_lines=False)
     for name in names:
-        out.add_column(name, overflow="fold")
-    for row in rows:
-        out.add_row(*("" if row[n] is None else _cell(row[n]) for n in names))
+        out.add_column(Text(name), overflow="fold")
+    for row in rows:  # Text: a cell is data, never Rich markup ('[/x]', '[bold]')
+        out.add_row(*(Text("" if row[n] is None else _cell(row[n])) for n in names))
     con.print(out)
     total = result.meta.get("rows", len(rows))
     shown = f"{len(rows)} of {total} rows" if total > len(rows) else f"{total} rows"
     note = f" {result.message}" if result.message else ""
-    con.print(f"[dim]{shown}, as of {result.as_of}.{note}[/dim]")
+    con.print(Text(f"{shown}, as of {result.as_of}.{note}", style="dim"))
 
 
 def _cell(v: Any) -> str:

@@ -33,6 +33,7 @@ import pyarrow.dataset as ds
 from pitlake.envelope import Result
 from pitlake.lake.store import LakeStore
 from pitlake.read.adjust import FACTORS
+from pitlake.read.column_types import duplicate_names
 from pitlake.read.engine import ident
 from pitlake.read.scans import window_slices, years
 from pitlake.read.sql_derived import ADJUSTED_VIEWS, PRICES, adjusted_views, calendar_days
@@ -143,6 +144,9 @@ def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -
             return _invalid(e2)
     except duckdb.Error as e:
         return _invalid(e)
+    repeated = duplicate_names(table.schema)
+    if repeated is not None:
+        return Result.invalid(repeated)
     meta: dict[str, Any] = {"rows": table.num_rows, "pinned": ask.pinned}
     if ask.as_ingested is not None:
         meta["as_ingested"] = as_ingested

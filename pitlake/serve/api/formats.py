@@ -278,12 +278,20 @@ def _columnar(answer: Answer, result: Result, wanted: Wanted) -> Response:
     from starlette.responses import StreamingResponse
 
     from pitlake.envelope import ENVELOPE_METADATA_KEY
+    from pitlake.read.column_types import format_refusal
     from pitlake.serve.api.redact import redact_obj
     from pitlake.serve.api.streams import arrow_stream, parquet_stream
 
     envelope = redact_obj({k: v for k, v in answer.envelope.items() if k != "data"})
     envelope["meta"]["rows"] = result.meta.get("rows")
     table = result.to_arrow()
+    refused = format_refusal(table.schema, wanted.format)
+    if refused is not None:  # the caller's choice of format, not a lake fault
+        from pitlake.envelope import Result
+        from pitlake.serve.api import errors
+        from pitlake.serve.api.service import Answer
+
+        return errors.respond(Answer(Result.invalid(refused).to_dict()), 400)
     table = table.replace_schema_metadata(
         {ENVELOPE_METADATA_KEY: json.dumps(envelope, ensure_ascii=False)}
     )
