@@ -36,6 +36,7 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 def _print_summary(summary: dict[str, Any], title: str) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     ok = summary["completed"]
     table = Table(title=f"{title}: {'Completed' if ok else 'Failed'}", title_justify="left")
@@ -51,14 +52,14 @@ def _print_summary(summary: dict[str, Any], title: str) -> None:
             str(d["rows_added"]),
             ", ".join(d["vendors"]) or "—",
             ", ".join(d["expectations"]) or "—",
-            "" if d["status"] == LedgerStatus.OK else (d.get("message") or "")[:200],
+            Text("" if d["status"] == LedgerStatus.OK else (d.get("message") or "")[:200]),
         )
     if summary["datasets"]:
         console().print(table)
     else:
         console().print(table.title)
     if summary.get("note"):
-        console().print(summary["note"], soft_wrap=True)
+        console().print(Text(summary["note"]), soft_wrap=True)
 
 
 def ingest(

@@ -152,13 +152,13 @@ def _print_envelope(console: Any, env: dict[str, Any], title: str | None = None)
         for i in range(len(shown)):
             table.add_column(str(i + 1), overflow="fold")
         for c in columns:
-            table.add_row(c, *(_cell(row.get(c)) for row in shown))
+            table.add_row(Text(c), *(Text(_cell(row.get(c))) for row in shown))
     else:
         table = Table(show_header=True, header_style="bold")
         for c in columns:
-            table.add_column(c, overflow="fold")
+            table.add_column(Text(c), overflow="fold")
         for row in shown:
-            table.add_row(*(_cell(row.get(c)) for c in columns))
+            table.add_row(*(Text(_cell(row.get(c))) for c in columns))  # data, never markup
     console.print(table)
     if len(rows) > MAX_TABLE_ROWS:
         console.print(f"… {len(rows) - MAX_TABLE_ROWS} more rows (use --json for all)")
