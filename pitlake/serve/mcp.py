@@ -14,6 +14,7 @@ failed fetch) is an answer, `isError: false`. The server reports pitlake's versi
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import json
 import os
@@ -22,6 +23,7 @@ from datetime import date, datetime
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
+from fastmcp.exceptions import NotFoundError
 from fastmcp.exceptions import ValidationError as ToolArgumentsError
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
@@ -109,20 +111,34 @@ def invalid_arguments(tool: str, exc: PydanticValidationError) -> Answer:
 
 
 class EnvelopeOnBadArguments(Middleware):
-    """Arguments the tool schema rejects → the INVALID_ARGUMENTS envelope, `isError: true`
-    (fastmcp would answer with pydantic's raw text and no envelope)."""
+    """Arguments the tool schema rejects, or a tool name the server does not have → the
+    INVALID_ARGUMENTS envelope, `isError: true`, saying whether the server is pinned (fastmcp
+    would answer with pydantic's raw text, or "Unknown tool", and no envelope)."""
+
+    def __init__(self, pinned: bool) -> None:
+        self.pinned = pinned
+        self.tool_names: list[str] = []  # filled once the server's tools are registered
+
+    def _answer(self, answer: Answer) -> ToolResult:
+        answer.envelope["meta"]["pinned"] = self.pinned
+        return tool_result(answer)
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> ToolResult:
+        name = context.message.name
         try:
             return await call_next(context)
+        except NotFoundError:
+            near = difflib.get_close_matches(name, self.tool_names, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            message = f"unknown tool {name[:60]!r}{hint}; the tools: {', '.join(self.tool_names)}"
+            return self._answer(Answer(Result.invalid(message).to_dict()))
         except ToolArgumentsError as e:
             cause = e.__cause__
             if not isinstance(cause, PydanticValidationError):
-                env = Result.invalid(f"{context.message.name}: {e}").to_dict()
-                return tool_result(Answer(env))
-            return tool_result(invalid_arguments(context.message.name, cause))
+                return self._answer(Answer(Result.invalid(f"{name}: {e}").to_dict()))
+            return self._answer(invalid_arguments(name, cause))
         except PydanticValidationError as e:
-            return tool_result(invalid_arguments(context.message.name, e))
+            return self._answer(invalid_arguments(name, e))
 
 
 def _tool(svc: QueryService, spec: Dataset) -> Callable[..., ToolResult]:
@@ -165,11 +181,12 @@ def create_server(
     svc = service or QueryService(
         lake_path, as_of_pin=as_of_pin, catalog_url=catalog_url, clock=clock
     )
+    guard = EnvelopeOnBadArguments(pinned=svc.base_pin is not None)
     mcp = FastMCP(
         "pitlake",
         instructions=INSTRUCTIONS,
         version=__version__,
-        middleware=[EnvelopeOnBadArguments()],
+        middleware=[guard],
     )
 
     for spec in surfaces.QUERIES:  # one tool per dataset, from its query model
@@ -213,4 +230,9 @@ def create_server(
         sessions, and whether it is past the staleness threshold."""
         return tool_result(svc.status(as_of=as_of))
 
+    guard.tool_names = sorted(
+        [*(spec.tool or surfaces.name(spec) for spec in surfaces.QUERIES)]
+        + [getattr(t, "name", None) or t.__name__ for t in (snapshot, market_overview, status)]
+        + [DERIVED_POOLS_TOOL]
+    )
     return mcp

@@ -11,7 +11,7 @@ import hmac
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pitlake.envelope import Result
-from pitlake.serve.api.errors import send_envelope
+from pitlake.serve.api.errors import send_envelope, server_pinned
 from pitlake.statuses import ResultStatus
 
 ENV_TOKEN = "PITLAKE_API_TOKEN"
@@ -47,5 +47,6 @@ class BearerAuth:
             status=ResultStatus.PERMISSION_DENIED,
             message="missing or invalid bearer token (send 'Authorization: Bearer <token>')",
             retryable=False,
+            meta={"pinned": server_pinned(scope.get("app"))},
         ).to_dict()
         await send_envelope(send, 401, env, www_authenticate='Bearer realm="pitlake"')

@@ -12,7 +12,9 @@ Status codes (one rule, documented in the OpenAPI description):
 - 401: missing or wrong bearer token (envelope, status PERMISSION_DENIED);
 - 503: the lake itself could not answer (unreadable Parquet file or catalog, any unexpected
   error): an UPSTREAM_ERROR envelope with `meta.fault`, generic message, traceback in the log.
-- 404 for unknown routes stays FastAPI's.
+- 404 (no such route) and 405 (a method the route does not take): INVALID_ARGUMENTS
+  envelopes naming the nearest route or the methods it takes.
+Every envelope here says `meta.pinned` as the server is.
 The server never answers 500.
 """
 
@@ -80,7 +82,27 @@ async def validation_error_handler(request: Request, exc: Exception) -> Response
         message += f"; … and {len(errors) - MAX_ERRORS_SHOWN} more"
     env = Result.invalid(message).to_dict()
     env["meta"]["errors"] = shown
+    env["meta"]["pinned"] = server_pinned(request.app)
     return respond(Answer(env), 422)
+
+
+def server_pinned(app: Any) -> bool:
+    """Whether the app's service is pinned (False for an app without one)."""
+    service = getattr(getattr(app, "state", None), "service", None)
+    return getattr(service, "base_pin", None) is not None
+
+
+def _route_refusal(request: Request, status_code: int, headers: dict[str, str] | None) -> str:
+    import difflib
+
+    path = request.url.path[:200]
+    if status_code == 405:
+        allowed = (headers or {}).get("Allow") or (headers or {}).get("allow") or "?"
+        return f"method {request.method} not allowed on {path}; it takes {allowed}"
+    paths = sorted(request.app.openapi().get("paths", {}))
+    near = difflib.get_close_matches(path, paths, n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return f"no route {path}{hint}; the routes are listed at /openapi.json and /docs"
 
 
 async def body_error_handler(request: Request, exc: Exception) -> Response:
@@ -90,6 +112,13 @@ async def body_error_handler(request: Request, exc: Exception) -> Response:
     from fastapi.exception_handlers import http_exception_handler
     from starlette.exceptions import HTTPException
 
+    if isinstance(exc, HTTPException) and exc.status_code in (404, 405):
+        env = Result.invalid(_route_refusal(request, exc.status_code, exc.headers)).to_dict()
+        env["meta"]["pinned"] = server_pinned(request.app)
+        response = respond(Answer(env), exc.status_code)
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
     if not isinstance(exc, HTTPException) or exc.status_code != 400:
         return await http_exception_handler(request, exc)  # type: ignore[arg-type]
     cause = exc.__cause__
@@ -102,6 +131,7 @@ async def body_error_handler(request: Request, exc: Exception) -> Response:
     )
     env = Result.invalid(f"invalid body: {why}").to_dict()
     env["meta"]["errors"] = [{"loc": "body", "msg": why, "type": "body_unreadable"}]
+    env["meta"]["pinned"] = server_pinned(request.app)
     return respond(Answer(env), 422)
 
 

@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from fastapi.routing import APIRoute
 
 from pitlake.envelope import Result
-from pitlake.serve.api.errors import respond
+from pitlake.serve.api.errors import respond, server_pinned
 from pitlake.serve.api.formats import DATA_PATHS, PAGE_KEYS, PAGED_PATHS
 from pitlake.serve.api.service import Answer
 
@@ -72,4 +72,6 @@ def _allowed(route: APIRoute) -> frozenset[str]:
 
 
 async def unknown_parameter_handler(request: Request, exc: Exception) -> Response:
-    return respond(Answer(Result.invalid(str(exc)).to_dict()), 400)
+    env = Result.invalid(str(exc)).to_dict()
+    env["meta"]["pinned"] = server_pinned(request.app)
+    return respond(Answer(env), 400)

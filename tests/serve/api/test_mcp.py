@@ -245,3 +245,19 @@ def test_the_official_mcp_client_sees_one_failure_shape(lake_dir: Path) -> None:
     for tool in tools.tools:
         for name, prop in tool.input_schema["properties"].items():
             assert len(prop.get("description", "")) > 15, (tool.name, name)
+
+
+def test_an_unknown_tool_is_an_invalid_arguments_envelope_naming_the_nearest(
+    lake_dir: Path,
+) -> None:
+    [result] = call(create_server(lake_dir, clock=lambda: NOW), [("quote", {"symbol": A})])
+    body = envelope(result)
+    assert body["status"] == "INVALID_ARGUMENTS" and "'quote'" in body["message"]
+    assert "did you mean 'quotes'?" in body["message"] and body["meta"]["pinned"] is False
+
+
+def test_a_refusal_on_a_pinned_server_says_pinned(lake_dir: Path) -> None:
+    server = create_server(lake_dir, as_of_pin="2025-06-05", clock=lambda: NOW)
+    bad, unknown = call(server, [("news", {"lookback_days": "many"}), ("nope", {})])
+    for result in (bad, unknown):
+        assert envelope(result)["meta"]["pinned"] is True
