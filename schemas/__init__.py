@@ -72,6 +72,9 @@ QUERY_DATASETS: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.query
 DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {d: s.default_chain for d, s in SCHEMAS.items()}
 # The dataset whose stored symbols are the universe per-symbol fetches ask about.
 (UNIVERSE_SOURCE,) = (d for d, s in SCHEMAS.items() if s.defines_universe)
+# The security master (the state dataset with a view): the symbols per-symbol fetches ask
+# about come from its stored rows, never from another dataset's (decision 38).
+(SECURITY_MASTER,) = (d for d, s in SCHEMAS.items() if s.kind is Kind.STATE and s.state)
 # Datasets whose series per symbol is kept from one vendor (the router holds a symbol to it).
 ONE_VENDOR_SERIES: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.one_vendor_per_symbol)
 
@@ -123,6 +126,7 @@ __all__ = [
     "ONE_VENDOR_SERIES",
     "QUERY_DATASETS",
     "SCHEMAS",
+    "SECURITY_MASTER",
     "STATE_DATASETS",
     "TRADE_DATE_DATASETS",
     "UNIVERSE_SOURCE",
