@@ -65,3 +65,20 @@ def test_two_half_ingests_hold_the_news_of_one_full_ingest(tmp_path: Path) -> No
     assert len(whole) == 3
     got = _news(halves, "2025-04-01", "2025-06-30")
     assert sorted(d["news_id"] for d in got) == sorted(d["news_id"] for d in whole)
+
+
+def test_a_lake_that_cannot_be_written_is_named_and_exits_5(prefect_server, lake: Path) -> None:
+    """A local write failure is LAKE_UNWRITABLE (not the vendor's UPSTREAM_ERROR), and the
+    CLI exits 5, as its help says (issue 32 item 4)."""
+    import json
+
+    from tests.flows.test_cli_and_dask import _cli
+
+    run_backfill(lake, SAMPLE, "2025-06-02", "2025-06-03", datasets=["quotes"])
+    args = ["ingest", "--source", f"replay:{SAMPLE}", "--start", "2025-06-04", "--end"]
+    args += ["2025-06-05", "--datasets", "quotes", "--lake", str(lake), "--json"]
+    with _unwritable(lake / "curated" / "quotes" / "year=2025"):
+        r = _cli(args, {**os.environ, **prefect_server})
+    assert r.returncode == 5, r.stderr[-2000:]
+    quotes = by_dataset(json.loads(r.stdout))["quotes"]
+    assert quotes["status"] == "LAKE_UNWRITABLE", quotes
