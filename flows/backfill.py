@@ -17,8 +17,8 @@ from pitlake.pipeline.resources import EnvSpec, new_run_id, release
 from pitlake.pipeline.summary import summarize
 from pitlake.pipeline.units import UnitOutcome
 
-# Trade-dated datasets and the calendar first: the universe of per-symbol datasets
-# (statements, news) is the set of symbols the quotes brought in.
+# The master first (the gate reads its states, and per-symbol datasets, statements and
+# news, ask about its symbols), then the trade-dated datasets and the calendar.
 LATER = schemas.LATER_STAGE
 STATES = schemas.STATE_DATASETS
 

@@ -35,6 +35,9 @@ class LedgerStatus(StrEnum):
     PERMISSION_DENIED = "PERMISSION_DENIED"
     NOT_CONFIGURED = "NOT_CONFIGURED"
     UPSTREAM_ERROR = "UPSTREAM_ERROR"
+    # The vendor answered, but this lake could not store it (permission, read-only file
+    # system, disk full): a local fault, never the vendor's (decision 38).
+    LAKE_UNWRITABLE = "LAKE_UNWRITABLE"
     REJECTED = "REJECTED"
     SKIPPED = "SKIPPED"
 
@@ -80,6 +83,8 @@ RESULT_FOR_LEDGER: dict[LedgerStatus, ResultStatus] = {
     LedgerStatus.UPSTREAM_ERROR: ResultStatus.UPSTREAM_ERROR,
     # A rejected batch was stale or bad: nothing for that date is servable yet.
     LedgerStatus.REJECTED: ResultStatus.NOT_READY,
+    # Fetched but never stored: the lake does not know that data (not a vendor failure).
+    LedgerStatus.LAKE_UNWRITABLE: ResultStatus.UNKNOWN,
     LedgerStatus.SKIPPED: ResultStatus.NO_DATA,
 }
 
@@ -111,10 +116,11 @@ ANSWER_GAP_ORDER: tuple[ResultStatus, ...] = (
 )
 
 # Which status a dashboard cell shows when several ledger entries fall on it. Why: the answer's
-# order, with the gate's REJECTED first and NOT_CONFIGURED moved after NOT_READY (a run counts
+# order, with the gate's REJECTED first (then a lake that could not store), and NOT_CONFIGURED moved after NOT_READY (a run counts
 # it done), then the benign statuses (data before "none" before "not a session").
 DASHBOARD_CELL_ORDER: tuple[LedgerStatus, ...] = (
     LedgerStatus.REJECTED,
+    LedgerStatus.LAKE_UNWRITABLE,
     LedgerStatus.UPSTREAM_ERROR,
     LedgerStatus.RATE_LIMITED,
     LedgerStatus.PERMISSION_DENIED,
@@ -143,6 +149,7 @@ DASHBOARD_CELL_CODE: dict[LedgerStatus, str] = {
     LedgerStatus.PERMISSION_DENIED: "P",
     LedgerStatus.UPSTREAM_ERROR: "E",
     LedgerStatus.REJECTED: "X",
+    LedgerStatus.LAKE_UNWRITABLE: "L",
     LedgerStatus.NOT_CONFIGURED: "C",
     LedgerStatus.SKIPPED: "S",
 }

@@ -70,8 +70,12 @@ BACKFILL_DATASETS: tuple[str, ...] = (
 # Datasets with a query surface of their own (the CLI's DATASET, the snapshot's `datasets`).
 QUERY_DATASETS: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.queryable)
 DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {d: s.default_chain for d, s in SCHEMAS.items()}
-# The dataset whose stored symbols are the universe per-symbol fetches ask about.
+# The bars dataset (quotes): the run's reference bars for the gate and the limit checks.
+# (The symbols per-symbol fetches ask about come from SECURITY_MASTER, below.)
 (UNIVERSE_SOURCE,) = (d for d, s in SCHEMAS.items() if s.defines_universe)
+# The security master (the state dataset with a view): the symbols per-symbol fetches ask
+# about come from its stored rows, never from another dataset's (decision 38).
+(SECURITY_MASTER,) = (d for d, s in SCHEMAS.items() if s.kind is Kind.STATE and s.state)
 # Datasets whose series per symbol is kept from one vendor (the router holds a symbol to it).
 ONE_VENDOR_SERIES: tuple[str, ...] = tuple(d for d, s in SCHEMAS.items() if s.one_vendor_per_symbol)
 
@@ -123,6 +127,7 @@ __all__ = [
     "ONE_VENDOR_SERIES",
     "QUERY_DATASETS",
     "SCHEMAS",
+    "SECURITY_MASTER",
     "STATE_DATASETS",
     "TRADE_DATE_DATASETS",
     "UNIVERSE_SOURCE",

@@ -142,8 +142,8 @@ class Dataset:
     # The query parameter model (pitlake.schemas.query) its surfaces are generated from;
     # None: no query of its own.
     query: type[Any] | None = None
-    # Its stored symbols are the lake's universe: what per-symbol (UNIVERSE-scope) fetches ask
-    # about when a run names no symbols (quotes).
+    # The run's reference bars (quotes: the gate's and the limit checks' bars). Not the
+    # symbols per-symbol fetches ask about: those are the security master's (decision 38).
     defines_universe: bool = False
     # A symbol's series is kept from one vendor: rows from another vendor are not mixed in
     # (factor bases differ between vendors, so a mixed series would misadjust prices).

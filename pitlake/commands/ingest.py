@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from pitlake.commands import console
+from pitlake.failures import EXIT_ENVIRONMENT
 from pitlake.preflight import LOGS_DIR, check_writable_lake
 from pitlake.statuses import RUN_DONE, LedgerStatus
 
@@ -138,7 +139,10 @@ def ingest(
         if summary.get("log"):
             typer.echo(f"warnings and tracebacks: {summary['log']}", err=True)
     if not summary["completed"]:
-        raise typer.Exit(EXIT_FAILED)
+        unwritable = any(
+            d["status"] == LedgerStatus.LAKE_UNWRITABLE for d in summary["datasets"]
+        )  # the help's exit 5: a write that cannot proceed
+        raise typer.Exit(EXIT_ENVIRONMENT if unwritable else EXIT_FAILED)
 
 
 def _run(

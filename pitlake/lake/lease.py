@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any, Protocol
 
 from sqlalchemy import BigInteger, Column, DateTime, MetaData, String, Table, select, update
@@ -81,6 +82,30 @@ def lease_name(dataset: str, partition: str) -> str:
 def holder_id() -> str:
     """Who holds a lease: host and pid (for a person reading the table) and a unique suffix."""
     return f"{socket.gethostname()}~{os.getpid()}~{uuid.uuid4().hex[:8]}"
+
+
+def holder_is_dead(holder: str) -> bool:
+    """Is a lease's holder provably gone: a process of this host (its hostname) whose pid no
+    longer runs (or is a zombie)? Another host's, or a pid that may be alive, is not (a
+    reused pid only delays the takeover to the expiry: the safe side)."""
+    host, _, rest = holder.partition("~")
+    pid_text = rest.partition("~")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's live process
+        return False
+    try:  # killed but not yet reaped by its parent
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 def _env_seconds(name: str, default: float) -> float:
@@ -337,8 +362,8 @@ class Leases:
                     )
                 )
                 return _LeaseHolding(self, name, 1)
-            if row.holder is not None and row.expires_at > now:
-                return None
+            if row.holder is not None and row.expires_at > now and not holder_is_dead(row.holder):
+                return None  # held, by a live (or another host's) writer
             token = int(row.token) + 1
             conn.execute(
                 update(partition_leases_table)

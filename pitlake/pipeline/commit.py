@@ -153,7 +153,7 @@ def _write_group(
     spec = schemas.get(ds)
     if spec.one_vendor_per_symbol:
         env.note_series_owners(ds, frame)
-    if spec.defines_universe:
+    if ds == schemas.SECURITY_MASTER:
         env.forget_universe()
     for i in idx:
         b, out, v = batches[i], outcomes[i], verdicts[i]

@@ -3,12 +3,14 @@ message; one broken unit never takes its run's other units or summary down with 
 
 from __future__ import annotations
 
+import errno
 import logging
 from collections.abc import Sequence
 from datetime import date
 
 from pitlake.errors import (
     InvalidArgumentsError,
+    LakeUnwritableError,
     PitlakeError,
     VendorError,
     VendorNotConfiguredError,
@@ -40,9 +42,27 @@ def retryable(exc: BaseException) -> bool:
     return type(exc).__name__ in {"OperationalError", "InterfaceError"}
 
 
+# What an OSError's errno says about a local write: this lake cannot store anything here.
+LOCAL_WRITE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+
+
+def local_write_failure(exc: BaseException) -> bool:
+    """Is this the lake refusing a write (permission, read-only, disk full), not a vendor?"""
+    if isinstance(exc, LakeUnwritableError):
+        return True
+    return (
+        isinstance(exc, OSError)
+        and not isinstance(exc, ConnectionError)
+        and exc.errno in LOCAL_WRITE_ERRNOS
+    )
+
+
 def failure_status(exc: BaseException) -> LedgerStatus:
-    """The ledger status an exception ends a unit with: the one a pitlake error names (rate
-    limited, permission denied, ...), else UPSTREAM_ERROR; never a success."""
+    """The ledger status an exception ends a unit with: LAKE_UNWRITABLE for a local write
+    the lake refused, the one a pitlake error names (rate limited, permission denied, ...),
+    else UPSTREAM_ERROR; never a success."""
+    if local_write_failure(exc):
+        return LedgerStatus.LAKE_UNWRITABLE
     try:
         status = LedgerStatus(str(getattr(exc, "status", "")))
     except ValueError:

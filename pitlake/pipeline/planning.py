@@ -71,8 +71,8 @@ def own_symbols(dataset: str, symbols: tuple[str, ...] | None) -> tuple[str, ...
 def session_waves(datasets: Sequence[str]) -> list[list[str]]:
     """A nightly session's datasets in waves: state datasets (the security master) first, as
     the gate judges tonight's bars with their ST flags and new listings; per-symbol datasets
-    over the universe ask about the symbols the universe dataset holds, which tonight's rows
-    extend, so they go last; so do datasets the gate checks against tonight's bars
+    over the universe ask about the master's symbols, which tonight's states extend, and
+    go last; so do datasets the gate checks against tonight's bars
     (`bars_check`: pitlake.expectations.limit_checks)."""
     states = [d for d in datasets if schemas.get(d).kind is Kind.STATE]
     first = [
@@ -92,7 +92,7 @@ def universe_symbols(
 ) -> tuple[str, ...] | None:
     """Symbols whose per-symbol feeds are asked: the run's symbols, else
     PITLAKE_<DATASET>_SYMBOLS (comma-separated; PITLAKE_NEWS_SYMBOLS for news), else every
-    symbol of the lake's universe (the symbols it holds bars for)."""
+    symbol of the stored security master (RunEnv.universe; never another dataset's rows)."""
     if symbols:
         return symbols
     configured = os.environ.get(f"PITLAKE_{dataset.upper()}_SYMBOLS", "").strip()

@@ -112,12 +112,15 @@ class RunEnv:
             owners.setdefault(str(sym), str(src))
 
     def universe(self) -> tuple[str, ...] | None:
-        """Symbols the lake already holds rows of the universe dataset for (quotes): per-symbol
-        fetches ask about these when a run names no symbols."""
+        """The symbols of the security master known at the run (every symbol its stored rows
+        name, delisted ones and listings after the window included: their news predates
+        them): what per-symbol fetches ask about when a run names no symbols. Never another
+        dataset's stored rows (a quotes write that failed would hide a symbol for good).
+        None: no master stored (the vendors then refuse a per-symbol fetch)."""
         if self._universe is None:
             rows = self._query(
                 "SELECT DISTINCT symbol FROM read_parquet(?) ORDER BY symbol",
-                schemas.UNIVERSE_SOURCE,
+                schemas.SECURITY_MASTER,
             )
             self._universe = tuple(r[0] for r in rows)
         return self._universe or None

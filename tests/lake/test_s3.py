@@ -305,12 +305,12 @@ def test_the_ingest_pipeline_fills_an_s3_lake_from_the_sample(
     try:
         assert isinstance(env.store.fs, ObjectFS)
         outcomes: list[UnitOutcome] = []
-        for ds in ("quotes", "adj_factors"):
+        for ds in ("securities", "quotes", "adj_factors"):
             for lo, hi in chunks_for(ds, start, end):
                 outcomes += backfill_chunk(env, ds, lo, hi, None)
         summary = summarize(outcomes).to_dict()
         assert summary["completed"], summary
-        assert env.universe()  # DuckDB read the s3:// files through the registered filesystem
+        assert env.universe()  # DuckDB read the master's s3:// files through the store's fs
     finally:
         env.close()
     objects = _objects()

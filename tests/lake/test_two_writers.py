@@ -470,10 +470,10 @@ def test_a_killed_sqlite_holder_s_lease_expires_and_the_next_writer_proceeds(
     tmp_path: Path,
     hosts_factory: Callable[[str], Hosts],
 ) -> None:
-    """A real process holding the 2024 lease is SIGKILLed mid-write. Its lease is still live
-    (another writer is refused it), and once it expires (a clock past the TTL stands in for
-    the wait) the next writer takes it with a higher token and writes: nothing of the killed
-    batch is there, every committed row is."""
+    """A real process holding the 2024 lease is SIGKILLed mid-write. Its lease has not expired,
+    but its holder is provably dead on this host, so another writer takes it at once (issue
+    32 item 5); the next writer then takes it with a higher token and writes: nothing of the
+    killed batch is there, every committed row is."""
     url = f"sqlite:///{tmp_path}/catalog.db"
     Catalog(url).close()
     hosts = hosts_factory(url)
@@ -486,14 +486,16 @@ def test_a_killed_sqlite_holder_s_lease_expires_and_the_next_writer_proceeds(
     try:
         now = datetime.now(timezone.utc)
         live = Leases(cat, holder="host-b", clock=lambda: now, wait=_no_wait, heartbeat=False)
-        assert live.try_acquire("quotes", "2024") is None  # the dead holder's lease is live
+        taken = live.try_acquire("quotes", "2024")  # not expired, but its holder is dead
+        assert taken is not None
+        taken.release()
         later = now + timedelta(seconds=live.ttl_s + 1)
         b = LakeStore(
             URL,
             coordinator=Leases(cat, holder="host-b", clock=lambda: later, heartbeat=False),
         )
         write(b, "quotes", _batch_rows("b", 0), run_id="b-0")
-        assert _lease_tokens(cat)["quotes/2024"] == 3  # a's two holds, then b's
+        assert _lease_tokens(cat)["quotes/2024"] == 4  # a's two holds, the takeover, b's
         assert set(_stored_keys(b)) == _expected_keys({"a": range(1), "b": range(1)})
         _assert_catalog_matches_objects(cat, b)
     finally:

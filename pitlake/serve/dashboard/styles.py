@@ -38,6 +38,7 @@ _EXPLAINED: dict[LedgerStatus, tuple[str, str]] = {
     LedgerStatus.PERMISSION_DENIED: ("permission denied", "the token lacks the right"),
     LedgerStatus.UPSTREAM_ERROR: ("upstream error", "transport error, 5xx, timeout"),
     LedgerStatus.REJECTED: ("rejected", "the gate quarantined the batch"),
+    LedgerStatus.LAKE_UNWRITABLE: ("lake unwritable", "fetched, but the lake could not store it"),
     LedgerStatus.NOT_CONFIGURED: ("not configured", "no token or library for a vendor"),
     LedgerStatus.SKIPPED: ("skipped", "not a session: nothing to fetch"),
 }
