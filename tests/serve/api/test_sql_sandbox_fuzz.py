@@ -87,3 +87,22 @@ def test_http_sql_leaves_no_file(client: TestClient, sandbox: list[Path], query:
     assert response.status_code in (200, 400, 422), response.text
     assert snapshot(*sandbox[:2]) == before
     assert not Path("/tmp/pitlake_fuzz.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "query", ["SELECT 1; SELECT 2", "EXPORT DATABASE '.tmp'", "SELECT * FROM glob('.tmp/*')"]
+)
+def test_cli_and_http_refuse_with_one_line(
+    client: TestClient, lake_dir: Path, sandbox: list[Path], query: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from pitlake.cli import app
+
+    before = snapshot(*sandbox[:2])
+    run = CliRunner().invoke(app, ["sql", "--lake", str(lake_dir), "--as-of", "2025-06-30", query])
+    assert run.exit_code == 2, run.output
+    r = client.get("/v1/sql", params={"q": query})
+    assert r.status_code == 400 and r.json()["status"] == "INVALID_ARGUMENTS"
+    assert "\n" not in r.json()["message"]
+    assert snapshot(*sandbox[:2]) == before
