@@ -252,6 +252,14 @@ def serve(
         ),
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="A Host name to answer besides localhost, 127.0.0.1, ::1 and --host "
+            "(repeatable; also $PITLAKE_ALLOWED_HOSTS, comma-separated; '*' for any).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP query API (FastAPI; OpenAPI at /openapi.json, docs at /docs).
 
@@ -271,7 +279,10 @@ def serve(
             f"warning: serving on {host} without a token; set {ENV_TOKEN} to require one",
             err=True,
         )
-    app = create_app(root, as_of_pin=as_of, allowed_pins=pins)
+    from pitlake.serve.api.origins import serving_hosts
+
+    hosts = serving_hosts(host, allow_host or [])
+    app = create_app(root, as_of_pin=as_of, allowed_pins=pins, allowed_hosts=hosts)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
     install_log_redaction("pitlake.api", "uvicorn", "uvicorn.error", "uvicorn.access")
     uvicorn.Server(config).run()

@@ -37,8 +37,9 @@ from pitlake.read.column_types import duplicate_names
 from pitlake.read.engine import ident
 from pitlake.read.scans import window_slices, years
 from pitlake.read.sql_derived import ADJUSTED_VIEWS, PRICES, adjusted_views, calendar_days
+from pitlake.read.sql_guard import refusal, single_select
 from pitlake.read.sql_sessions import SessionedDataset
-from pitlake.read.sql_shared import lock, settings, single_select
+from pitlake.read.sql_shared import lock, settings
 from pitlake.read.superseded import anti_join, reader_scan, register_superseded
 from pitlake.records import JSON_COLUMNS
 from pitlake.schemas import SCHEMAS, Dataset, Kind, of_kind
@@ -128,6 +129,9 @@ def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -
 
     if not isinstance(query, str) or not query.strip():
         return Result.invalid("give one SQL statement, e.g. SELECT * FROM quotes LIMIT 5")
+    refused = refusal(query)
+    if refused is not None:
+        return Result.invalid(refused)
     try:
         ask = lake.ask(as_of, as_ingested)
     except (InvalidArgumentsError, TypeError) as e:
@@ -177,7 +181,7 @@ def _run(
     (sql_shared.py), a database of its own for anything else."""
     wants_factors = only is None or bool(only & set(ADJUSTED_VIEWS))
     coverage = _coverage(lake, cutoff) if wants_factors else None
-    if only is not None and single_select(query):
+    if only is not None and single_select(query):  # always, past `answer`'s check
         con = lake.sql_database.cursor()
         try:
             populate(

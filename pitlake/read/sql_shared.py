@@ -22,21 +22,15 @@ def settings(con: duckdb.DuckDBPyConnection, scope: str = "") -> None:
     # Arrow-dataset scans carry no row estimates (~1 row), and below this threshold DuckDB
     # turns the qfq views' ASOF JOIN into a nested loop: minutes instead of seconds.
     con.execute(f"SET {scope} asof_loop_join_threshold = 0")
+    # No spilling: with external access off DuckDB still lets a statement read and write its
+    # temp directory (default `.tmp` under the cwd); with none, nothing on disk is reachable.
+    con.execute(f"SET {scope} temp_directory = ''")
 
 
 def lock(con: duckdb.DuckDBPyConnection) -> None:
     """No file access and no setting changes from here on, for the whole database."""
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
-
-
-def single_select(query: str) -> bool:
-    """The text is exactly one SELECT statement (SELECT, FROM-first, WITH, VALUES, DESCRIBE…)."""
-    try:
-        statements = duckdb.extract_statements(query)
-    except duckdb.Error:
-        return False
-    return len(statements) == 1 and statements[0].type == duckdb.StatementType.SELECT
 
 
 class SharedDatabase:

@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from pitlake.read import sql, sql_shared
+from pitlake.read import sql, sql_guard
 from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
 from tests.read.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
@@ -44,7 +44,7 @@ def _closes(lake: Lake, as_of: str) -> list[float]:
     ],
 )
 def test_only_one_select_statement_shares_the_database(query: str, shared: bool) -> None:
-    assert sql_shared.single_select(query) is shared
+    assert sql_guard.single_select(query) is shared
 
 
 def test_a_later_cutoff_leaves_nothing_behind_for_an_earlier_one(planted: Lake) -> None:  # noqa: F811
@@ -97,8 +97,9 @@ def test_selects_open_no_database_after_the_first(
     for as_of in (CUTOFF, LATE, CUTOFF):
         _closes(planted, as_of)
     assert opened == []
-    planted.sql("SELECT 1; SELECT 2", as_of=CUTOFF)  # not one SELECT: a database of its own
-    assert len(opened) == 1
+    refused = planted.sql("SELECT 1; SELECT 2", as_of=CUTOFF)  # refused before any database
+    assert refused.status is ResultStatus.INVALID_ARGUMENTS
+    assert opened == []
 
 
 def test_the_shared_database_reaches_no_file(planted: Lake) -> None:  # noqa: F811

@@ -44,6 +44,7 @@ from pitlake.serve.api.known_params import (
     unknown_parameter_handler,
 )
 from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
+from pitlake.serve.api.origins import HostAndSite
 from pitlake.serve.api.redact import install_log_redaction
 from pitlake.serve.api.routes import Pin, dataset_routes
 from pitlake.serve.api.service import Answer, QueryService, lake_missing
@@ -246,11 +247,13 @@ def create_app(
     token: str | None = None,
     catalog_url: str | None = None,
     clock: Callable[[], datetime] | None = None,
+    allowed_hosts: list[str] | None = None,
 ) -> FastAPI:
     """The FastAPI app for one lake. `as_of_pin` clamps every request; `allowed_pins`
     ({name: T} or ['name=T']) are pins a request may choose with the X-Pitlake-Pin header;
     `token` (default: $PITLAKE_API_TOKEN; "" for none) requires a bearer token on every path
-    but /healthz; `clock` returns "now" (tests).
+    but /healthz; `clock` returns "now" (tests); `allowed_hosts` (None: any; `pitlake serve`
+    passes `origins.serving_hosts`) are the Host names answered (origins.py).
 
     A path that holds no pitlake catalog raises `NotALakeError` here (`pitlake serve` exits 4):
     the server never starts over, or creates, a catalog. A catalog that disappears later is
@@ -317,6 +320,7 @@ def create_app(
     app.add_middleware(PostBodies)  # inside the token check: no stranger's body is read
     if token is not None:
         app.add_middleware(BearerAuth, token=token)
+    app.add_middleware(HostAndSite, allowed_hosts=allowed_hosts)  # before the token is looked at
     app.add_middleware(NeverFiveHundred)  # outside auth, so it guards auth too
     app.add_middleware(ServerTiming)
     return app
