@@ -58,17 +58,18 @@ def refuse_unknown_params(request: Request) -> None:
         raise UnknownParameterError(unknown_message(path, unknown, known))
 
 
-_KNOWN: dict[int, frozenset[str]] = {}
+_CACHE = "_pitlake_query_names"  # kept on the route itself: it lives and dies with its app
 
 
 def _allowed(route: APIRoute) -> frozenset[str]:
-    key = id(route)
-    if key not in _KNOWN:
+    known: frozenset[str] | None = getattr(route, _CACHE, None)
+    if known is None:
         extra = HOW_TO_ANSWER if route.path.startswith("/v1/") else frozenset()
         if route.path in PAGED_PATHS:
             extra |= PAGING
-        _KNOWN[key] = route_params(route) | extra
-    return _KNOWN[key]
+        known = route_params(route) | extra
+        setattr(route, _CACHE, known)
+    return known
 
 
 async def unknown_parameter_handler(request: Request, exc: Exception) -> Response:
