@@ -86,10 +86,39 @@ class Result:
 
     # ------------------------------------------------------------ columnar forms
 
+    def raise_if_failed(self) -> None:
+        """The Python contract of every read's frame forms: an OK or NO_DATA answer converts,
+        and so does any answer holding rows (partial, its gaps in meta); a failure without
+        rows raises its typed error (InvalidArgumentsError, or AnswerUnavailableError with
+        the status) rather than becoming an empty frame that looks like "nothing happened"."""
+        if self.status in (ResultStatus.OK, ResultStatus.NO_DATA):
+            return
+        rows = self.table.num_rows if self.table is not None else len(self._data or [])
+        if rows and self.status is not ResultStatus.INVALID_ARGUMENTS:
+            return
+        from pitlake.errors import AnswerUnavailableError, InvalidArgumentsError
+
+        message = self.message or self.status.value
+        if self.status is ResultStatus.INVALID_ARGUMENTS:
+            raise InvalidArgumentsError(message)
+        raise AnswerUnavailableError(
+            f"{self.status.value}: {message}",
+            status=self.status,
+            retryable=self.retryable,
+            envelope=self.envelope(),
+        )
+
     def to_arrow(self) -> pa.Table:
         """The answer as Arrow: the dataset's types (dates as date32, instants tz-aware in
         Beijing time, `seats`/`extra` nested), NaN as null, and the envelope (without rows)
-        as JSON in the schema metadata under `pitlake.envelope`."""
+        as JSON in the schema metadata under `pitlake.envelope`. A failed answer without rows
+        raises (`raise_if_failed`)."""
+        self.raise_if_failed()
+        return self.arrow_table()
+
+    def arrow_table(self) -> pa.Table:
+        """`to_arrow` without the failure check, for the surfaces that carry the envelope
+        beside the table themselves (HTTP Arrow/Parquet, the CLI's files)."""
         import pyarrow as pa
 
         from pitlake.records import columnar
@@ -115,7 +144,7 @@ class Result:
             raise ValueError(f"dtype_backend must be 'numpy' or 'pyarrow', got {dtype_backend!r}")
         import pandas as pd
 
-        table = self.to_arrow()
+        table = self.to_arrow()  # raises for a failed answer without rows
         if dtype_backend == "pyarrow":
             frame = table.to_pandas(types_mapper=pd.ArrowDtype)
         else:
@@ -125,6 +154,7 @@ class Result:
 
     def to_polars(self) -> Any:
         """The answer as a polars DataFrame (polars is optional)."""
+        self.raise_if_failed()
         try:
             import polars as pl
         except ImportError as e:

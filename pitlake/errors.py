@@ -54,6 +54,21 @@ class LakeCorruptError(LakeError):
     """A stored file (Parquet, catalog) cannot be read: named, never a raw engine error."""
 
 
+class AnswerUnavailableError(PitlakeError):
+    """A read answered a failure status without rows (NOT_READY, UNKNOWN, UPSTREAM_ERROR,
+    RATE_LIMITED …) and the caller asked for a frame: raised by `Result.to_arrow/to_pandas/
+    to_polars` so a failed fetch never becomes an empty DataFrame. `status`, `retryable` and
+    the envelope say what to do (wait, retry, fix the lake)."""
+
+    def __init__(
+        self, message: str, *, status: ResultStatus, retryable: bool, envelope: dict
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.envelope = envelope
+
+
 class VendorError(PitlakeError):
     """A vendor call failed (transport, 5xx, timeout, schema drift): retry a few times."""
 

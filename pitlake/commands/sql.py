@@ -73,7 +73,7 @@ def sql(
         raise typer.Exit(EXIT_INVALID)
     from pitlake.read.column_types import format_refusal
 
-    refused = format_refusal(result.to_arrow().schema, fmt) if result.table is not None else None
+    refused = format_refusal(result.arrow_table().schema, fmt) if result.table is not None else None
     if refused is not None:
         typer.echo(refused, err=True)
         raise typer.Exit(EXIT_INVALID)
@@ -105,7 +105,7 @@ def _write(result: Result, fmt: str, output: Path | None) -> None:
         text = json.dumps(result.to_dict(), ensure_ascii=False, indent=2)
         _emit(text.encode() + b"\n", output)
         return
-    table = result.to_arrow()
+    table = result.arrow_table()
     if fmt == "csv":
         import pyarrow.csv as pacsv
 

@@ -17,6 +17,7 @@ import pytest
 
 from pitlake import records
 from pitlake.envelope import ENVELOPE_METADATA_KEY, Result
+from pitlake.errors import AnswerUnavailableError
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.store import LakeStore
 from pitlake.pit import iso_beijing
@@ -205,11 +206,15 @@ def test_seats_and_extra_are_nested_not_text(forms_lake: Lake) -> None:
 
 def test_the_envelope_travels_with_the_columnar_forms(forms_lake: Lake) -> None:
     r = forms_lake.quotes(A, as_of="2025-06-04T16:00+08:00")
-    meta = json.loads(r.to_arrow().schema.metadata[ENVELOPE_METADATA_KEY.encode()])
+    meta = json.loads(r.arrow_table().schema.metadata[ENVELOPE_METADATA_KEY.encode()])
     assert meta["status"] == str(r.status) and meta["as_of"] == r.as_of
     assert meta["effective_trade_date"] == r.effective_trade_date == "2025-06-03"
     assert "data" not in meta and meta["meta"] == r.meta and meta["status"] == "NOT_READY"
-    assert r.to_pandas().attrs["pitlake"]["date_status"] == str(r.date_status)
+    with pytest.raises(AnswerUnavailableError) as failed:  # no rows: never an empty frame
+        r.to_pandas()
+    assert failed.value.envelope["date_status"] == str(r.date_status)
+    ok = forms_lake.quotes(A, start="2025-06-03", end="2025-06-03", as_of=AS_OF)
+    assert ok.to_pandas().attrs["pitlake"]["status"] == str(ok.status) == "OK"
 
 
 def test_rows_are_built_only_when_asked_for(forms_lake: Lake) -> None:
@@ -234,7 +239,7 @@ def test_to_polars_names_the_install_when_polars_is_missing(
 
     monkeypatch.setitem(sys.modules, "polars", None)  # import polars → ImportError
     with pytest.raises(ImportError, match="pip install polars"):
-        forms_lake.quotes(A, as_of=AS_OF).to_polars()
+        forms_lake.quotes(A, start="2025-06-03", end="2025-06-03", as_of=AS_OF).to_polars()
 
 
 def test_to_pandas_with_arrow_dtypes_keeps_the_types(forms_lake: Lake) -> None:

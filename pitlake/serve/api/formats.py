@@ -284,7 +284,7 @@ def _columnar(answer: Answer, result: Result, wanted: Wanted) -> Response:
 
     envelope = redact_obj({k: v for k, v in answer.envelope.items() if k != "data"})
     envelope["meta"]["rows"] = result.meta.get("rows")
-    table = result.to_arrow()
+    table = result.arrow_table()
     refused = format_refusal(table.schema, wanted.format)
     if refused is not None:  # the caller's choice of format, not a lake fault
         from pitlake.envelope import Result
