@@ -73,7 +73,7 @@ def sql(
         raise typer.Exit(EXIT_INVALID)
     from pitlake.read.column_types import format_refusal
 
-    refused = format_refusal(result.arrow_table().schema, fmt) if result.table is not None else None
+    refused = format_refusal(result.table.schema, fmt) if result.table is not None else None
     if refused is not None:
         typer.echo(refused, err=True)
         raise typer.Exit(EXIT_INVALID)
