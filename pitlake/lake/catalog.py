@@ -9,6 +9,7 @@ quarantine `pitlake.lake.catalog_checks`; the records returned are `pitlake.lake
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from pitlake.lake.catalog_checks import CheckRecords
+from pitlake.lake.catalog_columns import add_missing_columns, missing_columns
 from pitlake.lake.catalog_engine import (
     SQLITE_BUSY_TIMEOUT_MS,
     configure_sqlite,
@@ -103,6 +105,14 @@ class Catalog(LedgerRecords, CheckRecords):
             read_only_sessions(self.engine)
         if not read_only:
             self._create_tables()
+            add_missing_columns(self.engine)
+            self.missing_columns = frozenset()
+
+    @functools.cached_property
+    def missing_columns(self) -> frozenset[tuple[str, str]]:
+        """The columns this (older, read-only) catalog lacks, read as NULL (`catalog_columns`);
+        looked up at the first read that needs it."""
+        return missing_columns(self.engine)
 
     def _create_tables(self) -> None:
         try:

@@ -9,7 +9,7 @@ from datetime import date, datetime
 from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, String, bindparam, cast, func, insert, select
+from sqlalchemy import Select, String, Table, bindparam, cast, func, insert, null, select
 from sqlalchemy.engine import Connection, Engine
 
 from pitlake.calendar import to_date
@@ -21,12 +21,19 @@ from pitlake.statuses import SUCCESSFUL_FETCH, LedgerStatus
 WHOLE_MARKET = "*"
 
 
+def _columns(table: Table, missing: frozenset[tuple[str, str]]) -> list[Any]:
+    """The table's columns, each one an older catalog lacks read as NULL (`catalog_columns`)."""
+    return [null().label(c.name) if (table.name, c.name) in missing else c for c in table.c]
+
+
 @cache
-def _entries_stmt(dataset: bool, start: bool, end: bool, symbols: bool) -> Select[Any]:
+def _entries_stmt(
+    dataset: bool, start: bool, end: bool, symbols: bool, missing: frozenset[tuple[str, str]]
+) -> Select[Any]:
     """`ledger_entries`' statement for the filters given, built once (its bound values per
     call): building a select per call was ~0.3 ms of each ledger query."""
     t = ledger_table.c
-    stmt = select(ledger_table)
+    stmt = select(*_columns(ledger_table, missing))
     if dataset:
         stmt = stmt.where(t.dataset == bindparam("dataset"))
     if start:
@@ -77,6 +84,7 @@ class LedgerRecords:
     """Recording and reading the ledger."""
 
     engine: Engine  # Catalog's
+    missing_columns: frozenset[tuple[str, str]]  # Catalog's
 
     def _tx(self, *, write: bool = False) -> Iterator[Connection]:  # Catalog's
         raise NotImplementedError
@@ -97,9 +105,12 @@ class LedgerRecords:
         message: str = "",
         run_id: str | None = None,
         at: datetime | None = None,
+        window_start: date | str | None = None,
     ) -> LedgerEntry:
         """Record one fetch outcome: the ledger keeps the latest per key (by `at`), the
-        events table keeps them all."""
+        events table keeps them all. `window_start`: the first day a windowed fetch covered
+        (its last is `date_key`), so a read as of an earlier day knows the fetch says
+        nothing about it."""
         status = LedgerStatus(status)
         if rows < 0:
             raise ValueError(f"rows must be >= 0, got {rows}")
@@ -114,6 +125,7 @@ class LedgerRecords:
             "message": message or "",
             "run_id": run_id,
             "recorded_at": to_utc_naive(at),
+            "window_start": to_date(window_start) if window_start is not None else None,
         }
         with self._tx(write=True) as conn:
             conn.execute(insert(ledger_events_table).values(**values))
@@ -130,7 +142,7 @@ class LedgerRecords:
         self, dataset: str, date_key: date | str, symbol: str = WHOLE_MARKET
     ) -> LedgerEntry | None:
         t = ledger_table.c
-        stmt = select(ledger_table).where(
+        stmt = select(*_columns(ledger_table, self.missing_columns)).where(
             t.dataset == dataset, t.date_key == to_date(date_key), t.symbol == symbol
         )
         with self._tx() as conn:
@@ -154,7 +166,9 @@ class LedgerRecords:
             values["end"] = to_date(end)
         if symbol is not None:
             values["symbols"] = [symbol] if isinstance(symbol, str) else list(symbol)
-        stmt = _entries_stmt(*(k in values for k in ("dataset", "start", "end", "symbols")))
+        stmt = _entries_stmt(
+            *(k in values for k in ("dataset", "start", "end", "symbols")), self.missing_columns
+        )
         with self._tx() as conn:
             return [self._entry(r._mapping) for r in conn.execute(stmt, values)]
 
@@ -164,7 +178,7 @@ class LedgerRecords:
         """Every record for one key, oldest first."""
         t = ledger_events_table.c
         stmt = (
-            select(ledger_events_table)
+            select(*_columns(ledger_events_table, self.missing_columns))
             .where(t.dataset == dataset, t.date_key == to_date(date_key), t.symbol == symbol)
             .order_by(t.recorded_at, t.id)
         )
@@ -261,4 +275,5 @@ class LedgerRecords:
             message=m["message"] or "",
             run_id=m["run_id"],
             recorded_at=from_storage(m["recorded_at"]),  # type: ignore[arg-type]
+            window_start=m.get("window_start"),
         )

@@ -43,6 +43,10 @@ def _ledger_columns() -> list[Column]:
         Column("message", Text, nullable=False),
         Column("run_id", String(128)),
         Column("recorded_at", DateTime, nullable=False),
+        # The first day of the window a windowed fetch covered (news, announcements, the
+        # schedule, statements; its last day is date_key); NULL for a session's fetch and in
+        # entries recorded before the column existed (`catalog_columns`).
+        Column("window_start", Date),
     ]
 
 

@@ -87,6 +87,7 @@ class LedgerEntry:
     message: str
     run_id: str | None
     recorded_at: datetime
+    window_start: date | None = None  # a windowed fetch's first day (date_key its last)
 
     @property
     def successful(self) -> bool:
@@ -98,6 +99,7 @@ class LedgerEntry:
         d["status"] = str(self.status)
         d["date_key"] = self.date_key.isoformat()
         d["recorded_at"] = _iso(self.recorded_at)
+        d["window_start"] = self.window_start.isoformat() if self.window_start else None
         return d
 
 

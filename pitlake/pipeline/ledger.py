@@ -81,7 +81,10 @@ def record_ledger(
     means the vendor has not published the date yet)."""
     never_empty = schemas.get(unit.dataset).never_empty
     worst, worst_msg = status, message
-    for d in session_keys(unit):
+    keys = session_keys(unit)
+    # one entry for a whole window: it says which days it covered (a session's entry is its day)
+    window_start = unit.start if keys == [unit.date_key] and unit.trade_date is None else None
+    for d in keys:
         for scope in scopes(unit):
             s, rows, msg = status, 0, message
             if counts is not None:
@@ -103,6 +106,7 @@ def record_ledger(
                 trace=trace,
                 message=msg,
                 run_id=env.run_id,
+                window_start=window_start,
             )
     return worst, worst_msg
 

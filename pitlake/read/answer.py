@@ -58,7 +58,7 @@ def meta(
     out: dict[str, Any] = {
         "rows": rows,
         "known_at_max": iso_beijing(known_max) if known_max is not None else None,
-        "vendor_trace": vendor_trace(entries, view),
+        "vendor_trace": vendor_trace(entries, view, ask.cutoff.date()),
         "pinned": ask.pinned,
     }
     if ask.as_ingested is not None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
 from pitlake.lake.catalog_values import LedgerEntry
+from pitlake.read.ledger_asof import trace_fields
 from pitlake.statuses import (
     ANSWER_GAP_ORDER,
     BENIGN_ANSWER,
@@ -300,33 +301,26 @@ def combine(gap_statuses: Iterable[ResultStatus], has_rows: bool) -> ResultStatu
 
 
 def vendor_trace(
-    entries: Iterable[LedgerEntry | None], view: LedgerView | None = None
+    entries: Iterable[LedgerEntry | None],
+    view: LedgerView | None = None,
+    until: date | None = None,
 ) -> list[dict[str, Any]]:
     """The ledger records behind an answer, for meta.vendor_trace (deduplicated, bounded;
-    traces decoded from `view` for the entries shown)."""
+    traces decoded from `view` for the entries shown). `until`: the cutoff's day, past which
+    nothing an entry found is shown (`ledger_asof.clipped`)."""
     out: list[dict[str, Any]] = []
     seen: set[tuple[Any, ...]] = set()
     for e in entries:
         if e is None:
             continue
-        k = (e.dataset, e.date_key, e.symbol)
+        shown_day = e.date_key if until is None else min(e.date_key, until)
+        k = (e.dataset, shown_day, e.symbol)  # windows ending after `until` show as one
         if k in seen:
             continue
         seen.add(k)
         if view is not None:
             e = view.traced(e)
-        out.append(
-            {
-                "dataset": e.dataset,
-                "date": e.date_key.isoformat(),
-                "symbol": e.symbol,
-                "status": str(e.status),
-                "vendor": e.vendor,
-                "rows": e.rows,
-                "message": e.message,
-                "trace": e.trace,
-            }
-        )
+        out.append(trace_fields(e, until))
         if len(out) >= 2 * MAX_LISTED:
             break
     return out

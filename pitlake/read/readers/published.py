@@ -6,12 +6,13 @@ earlier time."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pitlake.envelope import Result
 from pitlake.lake.catalog import WHOLE_MARKET
-from pitlake.read import arguments, gaps, scans
+from pitlake.read import arguments, gaps, ledger_asof, scans
 from pitlake.read.answer import undated
 from pitlake.read.arguments import DayWindow
 from pitlake.read.cutoff import Ask
@@ -82,8 +83,11 @@ def answer(
         extra["truncated"] = True
         extra["total_rows"] = len(frame)
         frame = frame.slice(0, limit)
-    entries = lake.catalog.ledger_entries(
-        schema.name, start=start, symbol=ledger_scopes(symbols or [WHOLE_MARKET])
+    entries = ledger_asof.covering(
+        lake.catalog.ledger_entries(
+            schema.name, start=start, symbol=ledger_scopes(symbols or [WHOLE_MARKET])
+        ),
+        ask.cutoff.date(),
     )
     ledger = LedgerView(entries)
     # whole market: '*', or the symbols fetched one by one when the market never was
@@ -95,9 +99,10 @@ def answer(
             f"{len(scopes)} symbol(s) one by one, not the whole market: this answer covers "
             f"only {', '.join(scopes[:20])}{' …' if len(scopes) > 20 else ''}."
         )
-    found = []
+    never = _never_fetched(ledger, scopes, start, min(end, ask.cutoff.date()))
+    found = list(never.values())
     if frame.num_rows == 0:
-        found = [gaps.undated_gap(s, ledger.for_symbol(s), None) for s in scopes]
+        found += [gaps.undated_gap(s, ledger.for_symbol(s), None) for s in scopes if s not in never]
     status = combine([g.status for g in found], frame.num_rows > 0)
     if found and status not in BENIGN_ANSWER:
         notes.append(describe_gaps(found))
@@ -114,3 +119,15 @@ def answer(
         requested_date=requested,
         extra_meta=extra,
     )
+
+
+def _never_fetched(ledger: LedgerView, scopes: list[str], lo: date, hi: date) -> dict[str, Gap]:
+    """Per scope, the first span of the requested days [lo, hi] no successful window covered:
+    never fetched, so not "nothing was published" (UNKNOWN, even beside rows of other days)."""
+    out = {}
+    for scope in scopes:
+        span = ledger_asof.uncovered(ledger.for_symbol(scope), lo, hi)
+        if span is not None:
+            days = span[0].isoformat() if span[0] == span[1] else f"{span[0]}…{span[1]}"
+            out[scope] = Gap(scope, span[0], ResultStatus.UNKNOWN, f"never fetched for {days}")
+    return out

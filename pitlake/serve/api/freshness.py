@@ -3,7 +3,7 @@ cutoff versus the latest closed session, and the lag in sessions."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from pitlake.envelope import Result
@@ -30,7 +30,7 @@ def status(service: QueryService, *, as_of: str | None = None, pin: str | None =
     def read(lake: Lake, as_of: Any) -> Result:
         ask = lake.ask(as_of)
         latest = lake.trading_calendar.latest_closed_session(ask.cutoff)
-        rows = _freshness(service, latest, lake)
+        rows = _freshness(service, latest, lake, ask.cutoff)
         for r in rows:
             r["stale"] = r["lag_sessions"] is None or r["lag_sessions"] > threshold
         stale = [r["dataset"] for r in rows if r["stale"]]
@@ -70,9 +70,13 @@ def status(service: QueryService, *, as_of: str | None = None, pin: str | None =
     return service.run("status", pin, as_of, read)
 
 
-def _freshness(service: QueryService, latest: date, lake: Lake) -> list[dict[str, Any]]:
+def _freshness(
+    service: QueryService, latest: date, lake: Lake, cutoff: datetime
+) -> list[dict[str, Any]]:
     """Per dataset: the latest session ≤ `latest` with a successful fetch in the ledger
-    (any scope), and the whole-market ledger status of `latest` itself.
+    (any scope), and the whole-market ledger status of `latest` itself. When that fetch was
+    recorded after the cutoff (a backfill), its instant is not shown: null, like every
+    instant past the cutoff.
 
     The ledger as it stands now, like every data answer: a backfill run later counts for
     earlier as-ofs, because the data endpoints serve its rows for them too (docs/design.md §10:
@@ -97,7 +101,9 @@ def _freshness(service: QueryService, latest: date, lake: Lake) -> list[dict[str
                 "lag_sessions": lag,
                 "fresh": lag == 0,
                 "latest_session_status": str(LedgerStatus(last.status)) if last else None,
-                "latest_session_recorded_at": (iso_beijing(last.recorded_at) if last else None),
+                "latest_session_recorded_at": (
+                    iso_beijing(last.recorded_at) if last and last.recorded_at <= cutoff else None
+                ),
                 "latest_session_message": last.message if last else None,
             }
         )

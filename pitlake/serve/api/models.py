@@ -157,7 +157,10 @@ class Freshness(BaseModel):
     latest_session_status: str | None = Field(
         description="The whole-market ledger status of latest_session at the as-of."
     )
-    latest_session_recorded_at: str | None
+    latest_session_recorded_at: str | None = Field(
+        description="When that fetch was recorded; null when after the as-of (a later "
+        "backfill): no instant past the cutoff is shown."
+    )
     latest_session_message: str | None
 
 
