@@ -38,7 +38,15 @@ from pitlake.read.engine import ident
 from pitlake.read.scans import window_slices, years
 from pitlake.read.sql_derived import ADJUSTED_VIEWS, PRICES, adjusted_views, calendar_days
 from pitlake.read.sql_guard import refusal, single_select
-from pitlake.read.sql_limits import Limits, StatementTimeout, TooManyRows, limited_rows, limits
+from pitlake.read.sql_limits import (
+    SLOTS,
+    Limits,
+    StatementTimeout,
+    TooManyRows,
+    busy_message,
+    limited_rows,
+    limits,
+)
 from pitlake.read.sql_sessions import SessionedDataset
 from pitlake.read.sql_shared import lock, settings
 from pitlake.read.superseded import anti_join, reader_scan, register_superseded
@@ -148,6 +156,13 @@ def answer(
         return Result.invalid(str(e))
     needed = referenced(query)
     lim = limits(timeout, max_rows)
+    if not SLOTS.acquire():
+        return Result(
+            status=ResultStatus.RATE_LIMITED,
+            date_status=DateStatus.NOT_APPLICABLE,
+            message=busy_message(),
+            retryable=True,
+        )
     try:
         try:
             table = _run(lake, ask.cutoff, ask.as_ingested, query, needed, lim)
@@ -162,6 +177,8 @@ def answer(
             return _invalid(e)
     except (StatementTimeout, TooManyRows) as e:
         return Result.invalid(str(e))
+    finally:
+        SLOTS.release()
     repeated = duplicate_names(table.schema)
     if repeated is not None:
         return Result.invalid(repeated)

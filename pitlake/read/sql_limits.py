@@ -22,6 +22,10 @@ TIMEOUT_ENV = "PITLAKE_SQL_TIMEOUT"
 MAX_ROWS_ENV = "PITLAKE_SQL_MAX_ROWS"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ROWS = 1_000_000
+CONCURRENCY_ENV = "PITLAKE_SQL_CONCURRENCY"
+QUEUE_WAIT_ENV = "PITLAKE_SQL_QUEUE_WAIT"
+DEFAULT_CONCURRENCY = 2
+DEFAULT_QUEUE_WAIT = 5.0
 _BATCH_ROWS = 65_536
 
 
@@ -74,6 +78,37 @@ def limits(timeout: float | None = None, max_rows: int | None = None) -> Limits:
     return Limits(
         timeout=t if t is not None and t > 0 else None,
         max_rows=int(m) if m is not None and m > 0 else None,
+    )
+
+
+class _Slots:
+    """At most PITLAKE_SQL_CONCURRENCY statements at once in this process (read once), so
+    the rest of the API keeps a core; an excess statement waits PITLAKE_SQL_QUEUE_WAIT."""
+
+    def __init__(self) -> None:
+        self._sem: threading.BoundedSemaphore | None = None
+        self._lock = threading.Lock()
+
+    def acquire(self) -> bool:
+        with self._lock:
+            if self._sem is None:
+                n = _env_number(CONCURRENCY_ENV, DEFAULT_CONCURRENCY) or DEFAULT_CONCURRENCY
+                self._sem = threading.BoundedSemaphore(max(1, int(n)))
+        wait = _env_number(QUEUE_WAIT_ENV, DEFAULT_QUEUE_WAIT) or 0.0
+        return self._sem.acquire(timeout=wait)
+
+    def release(self) -> None:
+        assert self._sem is not None
+        self._sem.release()
+
+
+SLOTS = _Slots()
+
+
+def busy_message() -> str:
+    return (
+        "SQL is busy: every statement slot is taken; retry shortly, or raise "
+        f"{CONCURRENCY_ENV} / {QUEUE_WAIT_ENV}"
     )
 
 

@@ -46,3 +46,25 @@ def test_an_answer_past_the_row_cap_is_refused_naming_the_cap_and_paging(
     assert MAX_ROWS_ENV in r.message
     ok = planted.sql("SELECT i FROM range(1000) t(i)", max_rows=1000)
     assert ok.status is ResultStatus.OK and ok.table.num_rows == 1000
+
+
+def test_statements_past_the_concurrency_bound_get_a_retryable_busy_envelope(
+    planted: Lake,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from pitlake.read import sql_limits
+
+    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits._Slots())
+    monkeypatch.setattr("pitlake.read.sql.SLOTS", sql_limits.SLOTS)
+    monkeypatch.setenv(sql_limits.CONCURRENCY_ENV, "1")
+    monkeypatch.setenv(sql_limits.QUEUE_WAIT_ENV, "0.2")
+    slow = threading.Thread(target=planted.sql, args=(SLOW,), kwargs={"timeout": 1.5})
+    slow.start()
+    time.sleep(0.3)
+    r = planted.sql("SELECT 1 AS one")
+    slow.join()
+    assert r.status is ResultStatus.RATE_LIMITED and r.retryable is True
+    assert sql_limits.CONCURRENCY_ENV in r.message
+    assert planted.sql("SELECT 1 AS one").status is ResultStatus.OK
