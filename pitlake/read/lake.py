@@ -376,13 +376,22 @@ class Lake:
 
         return sql.open_for(self, as_of, as_ingested)
 
-    def sql(self, query: str, as_of: Instant = None, *, as_ingested: Instant = None) -> Result:
+    def sql(
+        self,
+        query: str,
+        as_of: Instant = None,
+        *,
+        as_ingested: Instant = None,
+        timeout: float | None = None,
+        max_rows: int | None = None,
+    ) -> Result:
         """One SQL statement over the point-in-time views at the cutoff, answered as a Result
-        (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`)."""
+        (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`). `timeout` (seconds) and
+        `max_rows` override PITLAKE_SQL_TIMEOUT / PITLAKE_SQL_MAX_ROWS (sql_limits.py)."""
         from pitlake.read import sql
 
         _ = self.catalog  # no catalog: NotALakeError, as every read raises
-        return sql.answer(self, query, as_of, as_ingested)
+        return sql.answer(self, query, as_of, as_ingested, timeout=timeout, max_rows=max_rows)
 
     def index_members(
         self,

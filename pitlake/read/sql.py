@@ -38,6 +38,15 @@ from pitlake.read.engine import ident
 from pitlake.read.scans import window_slices, years
 from pitlake.read.sql_derived import ADJUSTED_VIEWS, PRICES, adjusted_views, calendar_days
 from pitlake.read.sql_guard import refusal, single_select
+from pitlake.read.sql_limits import (
+    SLOTS,
+    Limits,
+    StatementTimeout,
+    TooManyRows,
+    busy_message,
+    limited_rows,
+    limits,
+)
 from pitlake.read.sql_sessions import SessionedDataset
 from pitlake.read.sql_shared import lock, settings
 from pitlake.read.superseded import anti_join, reader_scan, register_superseded
@@ -121,10 +130,19 @@ def open_for(lake: Lake, as_of: Any = None, as_ingested: Any = None) -> duckdb.D
     )
 
 
-def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -> Result:
+def answer(
+    lake: Lake,
+    query: str,
+    as_of: Any = None,
+    as_ingested: Any = None,
+    *,
+    timeout: float | None = None,
+    max_rows: int | None = None,
+) -> Result:
     """`Lake.sql`: run one statement over the views at the cutoff; the rows come back as the
     Result's Arrow table with the envelope (as_of, pinned). A bad statement, or one reaching
-    for a file, is INVALID_ARGUMENTS with DuckDB's message."""
+    for a file, is INVALID_ARGUMENTS with DuckDB's message; so is one past its timeout or row
+    cap (sql_limits.py), naming the limit and how to raise it."""
     from pitlake.errors import InvalidArgumentsError
 
     if not isinstance(query, str) or not query.strip():
@@ -137,17 +155,30 @@ def answer(lake: Lake, query: str, as_of: Any = None, as_ingested: Any = None) -
     except (InvalidArgumentsError, TypeError) as e:
         return Result.invalid(str(e))
     needed = referenced(query)
+    lim = limits(timeout, max_rows)
+    if not SLOTS.acquire():
+        return Result(
+            status=ResultStatus.RATE_LIMITED,
+            date_status=DateStatus.NOT_APPLICABLE,
+            message=busy_message(),
+            retryable=True,
+        )
     try:
-        table = _run(lake, ask.cutoff, ask.as_ingested, query, needed)
-    except duckdb.CatalogException as e:  # a name built at run time (query_table('quo'||…))
-        if needed is None:
-            return Result.invalid(f"SQL error: {e}")
         try:
-            table = _run(lake, ask.cutoff, ask.as_ingested, query, None)
-        except duckdb.Error as e2:
-            return _invalid(e2)
-    except duckdb.Error as e:
-        return _invalid(e)
+            table = _run(lake, ask.cutoff, ask.as_ingested, query, needed, lim)
+        except duckdb.CatalogException as e:  # a name built at run time (query_table('quo'||…))
+            if needed is None:
+                return Result.invalid(f"SQL error: {e}")
+            try:
+                table = _run(lake, ask.cutoff, ask.as_ingested, query, None, lim)
+            except duckdb.Error as e2:
+                return _invalid(e2)
+        except duckdb.Error as e:
+            return _invalid(e)
+    except (StatementTimeout, TooManyRows) as e:
+        return Result.invalid(str(e))
+    finally:
+        SLOTS.release()
     repeated = duplicate_names(table.schema)
     if repeated is not None:
         return Result.invalid(repeated)
@@ -174,7 +205,12 @@ def _invalid(e: duckdb.Error) -> Result:
 
 
 def _run(
-    lake: Lake, cutoff: datetime, as_ingested: datetime | None, query: str, only: set[str] | None
+    lake: Lake,
+    cutoff: datetime,
+    as_ingested: datetime | None,
+    query: str,
+    only: set[str] | None,
+    lim: Limits,
 ) -> pa.Table:
     """The statement's rows over a connection holding the relations in `only` (all if None):
     a cursor on the Lake's shared database for a single SELECT naming its relations
@@ -195,19 +231,14 @@ def _run(
                 session_rows=partial(kept_session, lake),
                 dictionary=scanned_as_dictionaries(query),
             )
-            return _rows(con, query)
+            return limited_rows(con, query, lim)
         finally:
             con.close()
     con = connect(lake.store, cutoff, as_ingested, factor_coverage=coverage, only=only)
     try:
-        return _rows(con, query)
+        return limited_rows(con, query, lim)
     finally:
         con.close()
-
-
-def _rows(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table:
-    rel = con.sql(query)
-    return rel.to_arrow_table() if rel is not None else pa.table({})
 
 
 def referenced(query: str) -> set[str] | None:
