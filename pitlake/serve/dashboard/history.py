@@ -4,7 +4,8 @@ quarantined batches, and recent runs."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import date
+from dataclasses import replace
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -104,11 +105,14 @@ def failed_expectations(records: Iterable[ValidationRecord]) -> list[dict[str, A
     return sorted(found.values(), key=lambda i: (i["last_date"], i["name"]), reverse=True)
 
 
-def validation(catalog: Catalog, datasets: Sequence[str]) -> dict[str, Any]:
+def validation(catalog: Catalog, datasets: Sequence[str], cutoff: datetime) -> dict[str, Any]:
+    """Per dataset, the verdicts about sessions on or before the cutoff's day (a verdict with
+    no session: run by the cutoff); a pinned dashboard shows no later one."""
+    until = cutoff.date()
     out = []
     for ds in datasets:
         records = catalog.validations(ds, limit=VALIDATIONS_PER_DATASET)
-        verdicts = _verdicts(records)
+        verdicts = [r for r in _verdicts(records) if _validated_by(r, cutoff, until)]
         passed = sum(1 for r in verdicts if r.success)
         out.append(
             {
@@ -138,11 +142,27 @@ def _shown_path(path: str, lake_root: Path | None) -> str:
     return path
 
 
+def _validated_by(r: ValidationRecord, cutoff: datetime, until: date) -> bool:
+    if r.date_key is not None:
+        return r.date_key <= until
+    return r.recorded_at is not None and r.recorded_at <= cutoff
+
+
+def shown_instant(at: datetime | None, cutoff: datetime) -> str | None:
+    """An instant as the dashboard shows it as of the cutoff: none past it."""
+    return iso_beijing(at) if at is not None and at <= cutoff else None
+
+
 def quarantine(
-    catalog: Catalog, lake_root: Path | None, limit: int = QUARANTINE_LIMIT
+    catalog: Catalog, lake_root: Path | None, cutoff: datetime, limit: int = QUARANTINE_LIMIT
 ) -> list[dict[str, Any]]:
+    """The quarantined batches about sessions on or before the cutoff's day (without one:
+    quarantined by the cutoff)."""
     out = []
+    until = cutoff.date()
     for q in catalog.quarantines(limit):
+        if not (q.date_key <= until if q.date_key else q.recorded_at and q.recorded_at <= cutoff):
+            continue
         samples = list(q.sample_rows)[:QUARANTINE_SAMPLE_ROWS]
         columns: list[str] = []
         for row in samples:
@@ -154,7 +174,7 @@ def quarantine(
                 "date": q.date_key.isoformat() if q.date_key else None,
                 "run_id": q.run_id,
                 "reason": q.reason,
-                "recorded_at": iso_beijing(q.recorded_at) if q.recorded_at else None,
+                "recorded_at": shown_instant(q.recorded_at, cutoff),
                 "path": _shown_path(q.path, lake_root),
                 "failed_expectations": [
                     {
@@ -186,9 +206,15 @@ def duration_text(seconds: float | None) -> str:
     return f"{h} h {m:02d} min"
 
 
-def runs(catalog: Catalog, limit: int = RUNS_LIMIT) -> list[dict[str, Any]]:
+def runs(catalog: Catalog, cutoff: datetime, limit: int = RUNS_LIMIT) -> list[dict[str, Any]]:
+    """The latest runs started by the cutoff, each as it stood then: one that ended after it
+    is shown RUNNING, without its end or summary (what it wrote is not known yet)."""
     out = []
     for r in catalog.runs(limit):
+        if r.started_at > cutoff:
+            continue
+        if r.ended_at is not None and r.ended_at > cutoff:
+            r = replace(r, status="RUNNING", ended_at=None, summary=None)
         seconds = (r.ended_at - r.started_at).total_seconds() if r.ended_at else None
         summary = r.summary or {}
         datasets = []

@@ -146,9 +146,9 @@ def build_dashboard(
         "datasets": datasets,
         "freshness": freshness(catalog, ref, datasets, stale_sessions),
         "coverage": coverage(catalog, ref, datasets),
-        "validation": validation(catalog, datasets),
-        "quarantine": quarantine(catalog, root),
-        "runs": runs(catalog),
+        "validation": validation(catalog, datasets, ref.as_of),
+        "quarantine": quarantine(catalog, root, ref.as_of),
+        "runs": runs(catalog, ref.as_of),
         "data_docs": {
             "url": "/dq/",
             "available": bool(dq_index is not None and dq_index.is_file()),

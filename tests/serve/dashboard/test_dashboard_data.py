@@ -347,7 +347,7 @@ def test_quarantine_and_runs(catalog: Catalog, lake) -> None:
         },
         RECORDED + timedelta(seconds=83),
     )
-    data = build_dashboard(catalog, lake_root=lake, as_of="2025-06-30", now=NOW)
+    data = build_dashboard(catalog, lake_root=lake, as_of="2025-07-02", now=NOW)
     (q,) = data["quarantine"]
     assert q["path"] == "quarantine/quotes/backfill-1/batch.parquet"
     assert [f["name"] for f in q["failed_expectations"]] == ["ohlc_low"]
@@ -358,6 +358,48 @@ def test_quarantine_and_runs(catalog: Catalog, lake) -> None:
     assert run["params"] == {"start": "2025-04-01"}
     (ds,) = run["datasets"]
     assert ds["failed_units"][0]["trace_text"] == "tushare UPSTREAM_ERROR"
+
+
+def test_a_dashboard_as_of_a_day_shows_nothing_recorded_after_it(catalog: Catalog, lake) -> None:
+    """Issue 27 item 5: validations, quarantine and runs as of the reference, as rows are."""
+    for day, run_id in (("2025-06-12", "early"), ("2025-06-18", "late")):
+        catalog.record_quarantine(
+            run_id,
+            "quotes",
+            day,
+            lake / "quarantine" / f"{run_id}.parquet",
+            "rejected",
+            at=RECORDED,
+        )
+        catalog.record_validation(
+            run_id=run_id,
+            dataset="limit_pools",
+            partition=None,
+            suite="limit_pools",
+            date_key=day,
+            success=False,
+            severity="blocking",
+            evaluated=3,
+            failed=1,
+            failed_expectations=[{"name": f"planted_{run_id}"}],
+            at=RECORDED,
+        )
+    started = datetime(2025, 6, 15, 9, 0, tzinfo=BEIJING)
+    catalog.start_run("started-before", "backfill", {}, started)
+    catalog.finish_run("started-before", "FAILED", {"datasets": []}, started + timedelta(days=3))
+    catalog.start_run("started-after", "backfill", {}, started + timedelta(days=2))
+    pinned = datetime(2025, 6, 16, 16, 0, tzinfo=BEIJING)
+    data = build_dashboard(catalog, lake_root=lake, now=NOW, pin=pinned)
+    assert [q["date"] for q in data["quarantine"]] == ["2025-06-12"]
+    assert data["quarantine"][0]["recorded_at"] is None  # recorded 07-01, after the pin
+    (pools,) = [v for v in data["validation"]["datasets"] if v["dataset"] == "limit_pools"]
+    assert [p["date"] for p in pools["points"]] == ["2025-06-12"]
+    assert [f["name"] for f in pools["failed_expectations"]] == ["planted_early"]
+    (run,) = data["runs"]  # the later run had not started; the other had not ended
+    assert (run["run_id"], run["status"], run["ended_at"]) == ("started-before", "RUNNING", None)
+    assert "2025-06-18" not in json.dumps(data)
+    full = build_dashboard(catalog, lake_root=lake, now=NOW)
+    assert len(full["quarantine"]) == 2 and len(full["runs"]) == 2
 
 
 # ---------------------------------------------------------------- reference, empty lake
