@@ -35,6 +35,8 @@ EXIT_NOT_OK = 3
 EXIT_FAULT = 4  # the lake could not answer (not a lake, unreadable file or catalog, internal)
 
 MAX_TABLE_ROWS = 50
+# `pitlake serve`: how long a SIGTERM waits for open connections after interrupting SQL
+SHUTDOWN_S = 5
 WIDE_COLUMNS = 8  # more columns than this, and at most TRANSPOSE_ROWS rows: print transposed
 TRANSPOSE_ROWS = 4
 MAX_CELL = 60
@@ -283,9 +285,21 @@ def serve(
 
     hosts = serving_hosts(host, allow_host or [])
     app = create_app(root, as_of_pin=as_of, allowed_pins=pins, allowed_hosts=hosts)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+    from pitlake.read.sql_limits import interrupt_all
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, which on SIGTERM/SIGINT also interrupts the running SQL
+        statements: it otherwise waits for them ("waiting for background tasks")."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            interrupt_all()
+
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=SHUTDOWN_S
+    )
     install_log_redaction("pitlake.api", "uvicorn", "uvicorn.error", "uvicorn.access")
-    uvicorn.Server(config).run()
+    Server(config).run()
 
 
 def mcp(

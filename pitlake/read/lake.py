@@ -11,6 +11,7 @@ and defaults are the model's: tests/serve/api/test_surfaces.py holds every surfa
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timezone
 from typing import Any
@@ -384,14 +385,18 @@ class Lake:
         as_ingested: Instant = None,
         timeout: float | None = None,
         max_rows: int | None = None,
+        cancel: threading.Event | None = None,
     ) -> Result:
         """One SQL statement over the point-in-time views at the cutoff, answered as a Result
         (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`). `timeout` (seconds) and
-        `max_rows` override PITLAKE_SQL_TIMEOUT / PITLAKE_SQL_MAX_ROWS (sql_limits.py)."""
+        `max_rows` override PITLAKE_SQL_TIMEOUT / PITLAKE_SQL_MAX_ROWS (sql_limits.py);
+        setting `cancel` from another thread interrupts the statement (RATE_LIMITED)."""
         from pitlake.read import sql
 
         _ = self.catalog  # no catalog: NotALakeError, as every read raises
-        return sql.answer(self, query, as_of, as_ingested, timeout=timeout, max_rows=max_rows)
+        return sql.answer(
+            self, query, as_of, as_ingested, timeout=timeout, max_rows=max_rows, cancel=cancel
+        )
 
     def index_members(
         self,

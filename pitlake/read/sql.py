@@ -41,6 +41,7 @@ from pitlake.read.sql_guard import refusal, single_select
 from pitlake.read.sql_limits import (
     SLOTS,
     Limits,
+    StatementInterrupted,
     StatementTimeout,
     TooManyRows,
     busy_message,
@@ -55,6 +56,8 @@ from pitlake.schemas import SCHEMAS, Dataset, Kind, of_kind
 from pitlake.statuses import DateStatus, ResultStatus
 
 if TYPE_CHECKING:
+    import threading
+
     from pitlake.read.lake import Lake
 
 # Every registered dataset is a versioned view; the calendar is built from the stored sessions
@@ -138,6 +141,7 @@ def answer(
     *,
     timeout: float | None = None,
     max_rows: int | None = None,
+    cancel: threading.Event | None = None,
 ) -> Result:
     """`Lake.sql`: run one statement over the views at the cutoff; the rows come back as the
     Result's Arrow table with the envelope (as_of, pinned). A bad statement, or one reaching
@@ -155,14 +159,9 @@ def answer(
     except (InvalidArgumentsError, TypeError) as e:
         return Result.invalid(str(e))
     needed = referenced(query)
-    lim = limits(timeout, max_rows)
+    lim = limits(timeout, max_rows, cancel)
     if not SLOTS.acquire():
-        return Result(
-            status=ResultStatus.RATE_LIMITED,
-            date_status=DateStatus.NOT_APPLICABLE,
-            message=busy_message(),
-            retryable=True,
-        )
+        return _retry_later(busy_message())
     try:
         try:
             table = _run(lake, ask.cutoff, ask.as_ingested, query, needed, lim)
@@ -177,6 +176,8 @@ def answer(
             return _invalid(e)
     except (StatementTimeout, TooManyRows) as e:
         return Result.invalid(str(e))
+    except StatementInterrupted as e:
+        return _retry_later(str(e))
     finally:
         SLOTS.release()
     repeated = duplicate_names(table.schema)
@@ -192,6 +193,16 @@ def answer(
         message=" ".join(ask.notes),
         meta=meta,
         table=table,
+    )
+
+
+def _retry_later(message: str) -> Result:
+    """No slot free, or interrupted by a shutdown or its caller: RATE_LIMITED, retryable."""
+    return Result(
+        status=ResultStatus.RATE_LIMITED,
+        date_status=DateStatus.NOT_APPLICABLE,
+        message=message,
+        retryable=True,
     )
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
@@ -43,6 +44,7 @@ class Limits:
 
     timeout: float | None
     max_rows: int | None
+    cancel: threading.Event | None = field(default=None, compare=False)  # set: interrupt
 
     def timeout_message(self) -> str:
         return (
@@ -71,13 +73,18 @@ def _env_number(name: str, default: float) -> float | None:
     return value if value > 0 else None
 
 
-def limits(timeout: float | None = None, max_rows: int | None = None) -> Limits:
+def limits(
+    timeout: float | None = None,
+    max_rows: int | None = None,
+    cancel: threading.Event | None = None,
+) -> Limits:
     """The limits for one statement: the call's own, else the environment's, else defaults."""
     t = timeout if timeout is not None else _env_number(TIMEOUT_ENV, DEFAULT_TIMEOUT)
     m = max_rows if max_rows is not None else _env_number(MAX_ROWS_ENV, DEFAULT_MAX_ROWS)
     return Limits(
         timeout=t if t is not None and t > 0 else None,
         max_rows=int(m) if m is not None and m > 0 else None,
+        cancel=cancel,
     )
 
 
@@ -112,40 +119,94 @@ def busy_message() -> str:
     )
 
 
+class StatementInterrupted(Exception):
+    """The statement was interrupted before its end: its caller gave up (an HTTP client
+    that disconnected, a `cancel` event set) or the process is shutting down."""
+
+
+class _Watch:
+    """One running statement: interrupted past its deadline, when its `cancel` event is set,
+    or by `interrupt_all` (shutdown). A thread polls every POLL_S until the statement ends."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, lim: Limits) -> None:
+        self.con, self.lim = con, lim
+        self.reason: str | None = None  # why it was interrupted: "timeout" | "cancel" | "shutdown"
+        self.done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="pitlake-sql-watch", daemon=True)
+
+    def __enter__(self) -> _Watch:
+        with _RUNNING_LOCK:
+            _RUNNING.add(self)
+        if self.lim.timeout is not None or self.lim.cancel is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        with _RUNNING_LOCK:
+            _RUNNING.discard(self)
+
+    def interrupt(self, reason: str) -> None:
+        if self.reason is None and not self.done.is_set():
+            self.reason = reason
+            self.con.interrupt()
+
+    def _watch(self) -> None:
+        deadline = time.monotonic() + self.lim.timeout if self.lim.timeout else None
+        while not self.done.wait(POLL_S):
+            if self.lim.cancel is not None and self.lim.cancel.is_set():
+                self.interrupt("cancel")
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                self.interrupt("timeout")
+                return
+
+    def error(self, e: BaseException) -> Exception | None:
+        """The typed error for a DuckDB error this watch caused (None: not ours)."""
+        if self.reason == "timeout":
+            return StatementTimeout(self.lim.timeout_message())
+        if self.reason == "cancel":
+            return StatementInterrupted("SQL statement cancelled by its caller")
+        if self.reason == "shutdown":
+            return StatementInterrupted("SQL statement interrupted: the server is shutting down")
+        return None
+
+
+POLL_S = 0.05
+_RUNNING: set[_Watch] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def interrupt_all() -> int:
+    """Interrupt every statement running in this process (a server's SIGTERM: it exits in
+    moments instead of waiting for them); how many were."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for w in running:
+        w.interrupt("shutdown")
+    return len(running)
+
+
 def limited_rows(con: duckdb.DuckDBPyConnection, query: str, lim: Limits) -> pa.Table:
-    """The statement's rows under `lim`: StatementTimeout past the timeout (the statement is
-    interrupted), TooManyRows past the row cap."""
-    fired = threading.Event()
-
-    def interrupt() -> None:
-        fired.set()
-        con.interrupt()
-
-    timer = threading.Timer(lim.timeout, interrupt) if lim.timeout else None
-    if timer is not None:
-        timer.daemon = True
-        timer.start()
-    try:
-        rel = con.sql(query)
-        if rel is None:
-            return pa.table({})
-        reader = rel.fetch_record_batch(_BATCH_ROWS)
-        batches: list[pa.RecordBatch] = []
-        count = 0
-        for batch in reader:
-            count += batch.num_rows
-            if lim.max_rows is not None and count > lim.max_rows:
-                raise TooManyRows(lim.rows_message())
-            batches.append(batch)
-        return pa.Table.from_batches(batches, schema=reader.schema)
-    except duckdb.InterruptException as e:
-        if fired.is_set():
-            raise StatementTimeout(lim.timeout_message()) from e
-        raise
-    except duckdb.Error as e:  # an interrupt can surface as another DuckDB error
-        if fired.is_set():
-            raise StatementTimeout(lim.timeout_message()) from e
-        raise
-    finally:
-        if timer is not None:
-            timer.cancel()
+    """The statement's rows under `lim`: StatementTimeout past the timeout, TooManyRows past
+    the row cap, StatementInterrupted when cancelled or shut down (the statement is
+    interrupted at once: DuckDB frees the core)."""
+    with _Watch(con, lim) as watch:
+        try:
+            rel = con.sql(query)
+            if rel is None:
+                return pa.table({})
+            reader = rel.fetch_record_batch(_BATCH_ROWS)
+            batches: list[pa.RecordBatch] = []
+            count = 0
+            for batch in reader:
+                count += batch.num_rows
+                if lim.max_rows is not None and count > lim.max_rows:
+                    raise TooManyRows(lim.rows_message())
+                batches.append(batch)
+            return pa.Table.from_batches(batches, schema=reader.schema)
+        except duckdb.Error as e:  # an interrupt surfaces as InterruptException, or another
+            typed = watch.error(e)
+            if typed is not None:
+                raise typed from e
+            raise

@@ -68,3 +68,25 @@ def test_statements_past_the_concurrency_bound_get_a_retryable_busy_envelope(
     assert r.status is ResultStatus.RATE_LIMITED and r.retryable is True
     assert sql_limits.CONCURRENCY_ENV in r.message
     assert planted.sql("SELECT 1 AS one").status is ResultStatus.OK
+
+
+def test_a_cancel_event_or_a_shutdown_interrupts_a_running_statement(
+    planted: Lake,  # noqa: F811
+) -> None:
+    import threading
+
+    from pitlake.read.sql_limits import interrupt_all
+
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    r = planted.sql(SLOW, timeout=60, cancel=cancel)
+    assert r.status is ResultStatus.RATE_LIMITED and r.retryable
+    assert "cancelled" in r.message and time.monotonic() - started < 3.0
+
+    threading.Timer(0.3, interrupt_all).start()
+    started = time.monotonic()
+    r = planted.sql(SLOW, timeout=60)
+    assert r.status is ResultStatus.RATE_LIMITED and "shutting down" in r.message
+    assert time.monotonic() - started < 3.0
+    assert planted.sql("SELECT 1 AS one").status is ResultStatus.OK  # nothing left interrupted

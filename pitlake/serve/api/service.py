@@ -248,9 +248,17 @@ class QueryService:
         self.stamp_pin(env, pin_at, pin_name, as_of)
         return Answer(env, fault, kept[0] if kept else None)
 
-    def sql(self, query: str, *, as_of: str | None = None, pin: str | None = None) -> Answer:
-        """Point-in-time SQL (`Lake.sql`) through the pinned Lake: a pin clamps it too."""
-        return self.run("sql", pin, as_of, lambda lake, a: lake.sql(query, as_of=a))
+    def sql(
+        self,
+        query: str,
+        *,
+        as_of: str | None = None,
+        pin: str | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        """Point-in-time SQL (`Lake.sql`) through the pinned Lake: a pin clamps it too;
+        `cancel` set (the client went away) interrupts the statement."""
+        return self.run("sql", pin, as_of, lambda lake, a: lake.sql(query, as_of=a, cancel=cancel))
 
     # ------------------------------------------------------------ datasets
 

@@ -3,15 +3,20 @@
 No `from __future__ import annotations` here: FastAPI reads these routes' annotations at run
 time, and the CLI-light `pitlake.serve.api.formats` must not import FastAPI at module level."""
 
+import threading
+from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Header, Query
+import anyio
+from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from pitlake.serve.api.formats import respond
 from pitlake.serve.api.models import Envelope
-from pitlake.serve.api.service import QueryService
+from pitlake.serve.api.service import Answer, QueryService
+
+DISCONNECT_POLL_S = 0.2  # how often a running statement's client is checked for being gone
 
 
 class SqlRequest(BaseModel):
@@ -44,18 +49,49 @@ def sql_router(service: QueryService) -> APIRouter:
     pin_header = Header(alias="X-Pitlake-Pin", max_length=64)
 
     @r.get("/sql", response_model=Envelope, summary=summary, description=doc)
-    def sql_get(
+    async def sql_get(
+        request: Request,
         q: Annotated[str, Query(max_length=100_000, description="One SQL statement.")],
         as_of: Annotated[str | None, Query(max_length=64)] = None,
         x_pitlake_pin: Annotated[str | None, pin_header] = None,
     ) -> Response:
-        return respond(service.sql(q, as_of=as_of, pin=x_pitlake_pin))
+        return respond(
+            await until_disconnected(
+                request,
+                lambda cancel: service.sql(q, as_of=as_of, pin=x_pitlake_pin, cancel=cancel),
+            )
+        )
 
     @r.post("/sql", response_model=Envelope, summary=summary, description=doc)
-    def sql_post(
+    async def sql_post(
+        request: Request,
         body: Annotated[SqlRequest, Body()],
         x_pitlake_pin: Annotated[str | None, pin_header] = None,
     ) -> Response:
-        return respond(service.sql(body.q, as_of=body.as_of, pin=x_pitlake_pin))
+        return respond(
+            await until_disconnected(
+                request,
+                lambda cancel: service.sql(
+                    body.q, as_of=body.as_of, pin=x_pitlake_pin, cancel=cancel
+                ),
+            )
+        )
 
     return r
+
+
+async def until_disconnected(request: Request, work: Callable[[threading.Event], Answer]) -> Answer:
+    """Run `work` in a worker thread, setting its cancel event as soon as the client
+    disconnects: a statement nobody waits for any more is interrupted, its core freed."""
+    cancel = threading.Event()
+
+    async def watch() -> None:
+        while not await request.is_disconnected():
+            await anyio.sleep(DISCONNECT_POLL_S)
+        cancel.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch)
+        answer = await anyio.to_thread.run_sync(work, cancel)
+        tg.cancel_scope.cancel()
+    return answer
