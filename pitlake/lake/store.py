@@ -43,6 +43,7 @@ from pitlake.lake.fs import (
     lake_root,
     open_fs,
 )
+from pitlake.lake.killpoints import kill_point
 from pitlake.lake.lease import DATASET_WIDE, Coordinator, Holding
 from pitlake.lake.parquet import atomic_write_bytes, conform, parquet_bytes, sorted_releasing
 from pitlake.lake.tempfiles import sweep_orphans
@@ -351,11 +352,13 @@ class LakeStore:
         if holding is not None:
             holding.verify()  # a lost lease stops here: no write, no record
         self._put(path, data, expect=etag)
+        kill_point("after_rename")  # the kill suite's point before the catalog record
         sha = hashlib.sha256(data).hexdigest()
         if holding is not None:
             holding.record_partition_file(
                 schema.name, value, str(path), rows, sha, run_id=result.run_id
             )
+            kill_point("after_record")
         result.partitions.append(PartitionFile(value, path, rows, sha))
         result.written.append(value)
         result.rows_added += len(added)

@@ -10,6 +10,7 @@ import pandas as pd
 
 from pitlake import schemas
 from pitlake.calendar import now_beijing
+from pitlake.lake.killpoints import kill_point
 from pitlake.pipeline.failures import retryable, unless_retryable
 from pitlake.pipeline.ledger import record_ledger, rows_by_scope
 from pitlake.pipeline.resources import RunEnv
@@ -60,6 +61,7 @@ def commit(
     record the ledger and validation results for every unit. An unexpected exception ends
     only the unit it came from (`fail_units`); a group whose write fails is written again one
     unit at a time, so the failure names exactly the bad unit."""
+    kill_point("after_gate")  # the kill suite's point between the gate and any write
     outcomes = [_outcome(b) for b in batches]
     recorded: set[int] = set()
     docs: list[Any] = []

@@ -17,6 +17,7 @@ import pandas as pd
 from pitlake import schemas
 from pitlake.calendar import now_beijing
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
+from pitlake.lake.catalog_repair import repair_partition_files
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
 from pitlake.lake.lease import coordinator_for
 from pitlake.lake.store import LakeStore
@@ -63,6 +64,8 @@ class RunEnv:
         self.store.coordinator = coordinator_for(self.catalog)
         extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
         self.store.sweep_orphans()  # temp files of writers killed mid-write (logged)
+        # A writer killed between a file's rename and its catalog record (issue 32 item 2).
+        repair_partition_files(self.store, self.catalog)
         # Raw capture keeps live answers so the lake can be rebuilt without refetching; a
         # replay source is already raw.
         spec = parse_source(source)
