@@ -8,12 +8,18 @@ is safe. A row whose file is gone is dropped. Run at the start of an ingest (iss
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import and_, delete
 
 from pitlake.lake.catalog_tables import partition_files_table
 from pitlake.schemas import DATASETS
+
+# A file modified this close before its row's record is checked by hash all the same
+# (filesystem timestamps are coarse on some systems).
+SKEW = timedelta(seconds=2)
 
 
 @dataclass
@@ -22,6 +28,20 @@ class CatalogRepair:
 
     recorded: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+
+
+def _changed_since(path: Any, recorded_at: datetime) -> bool:
+    """Whether a local file may differ from its row: modified after the row was recorded
+    (a rename is followed by its record, so a file renamed and never recorded is newer than
+    its old row). Hashing every file at each ingest start read the whole lake; a stat does
+    not. An object-store file has no cheap stat here: it is hashed."""
+    if not isinstance(path, Path):
+        return True
+    try:
+        modified = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    except OSError:
+        return True
+    return modified >= recorded_at - SKEW
 
 
 def repair_partition_files(store: Any, catalog: Any) -> CatalogRepair:
@@ -33,8 +53,10 @@ def repair_partition_files(store: Any, catalog: Any) -> CatalogRepair:
     for dataset in DATASETS:
         for part in store.list_partitions(dataset):
             on_disk.add((dataset, part.value))
-            sha = store.fs.sha256(part.path)
             row = rows.get((dataset, part.value))
+            if row is not None and not _changed_since(part.path, row.recorded_at):
+                continue
+            sha = store.fs.sha256(part.path)
             if row is not None and row.sha256 == sha:
                 continue
             n = store.fs.parquet(part.path).metadata.num_rows

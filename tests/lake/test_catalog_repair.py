@@ -30,3 +30,23 @@ def test_a_file_renamed_in_but_never_recorded_is_recorded(
     assert rows["2025"].sha256 == store.fs.sha256(part) and rows["2025"].rows == 1
     again = repair_partition_files(store, sqlite_catalog)  # agreeing: nothing to do
     assert again.recorded == [] and again.dropped == []
+
+
+def test_a_file_replaced_after_its_record_is_recorded_again(
+    store: LakeStore, sqlite_catalog: Catalog
+) -> None:
+    import os
+    import time
+
+    write(store, "quotes", [bar(A, "2025-06-03", 1.0)], run_id="r1")
+    repair_partition_files(store, sqlite_catalog)
+    (before,) = sqlite_catalog.partition_files("quotes")
+    # the next write's rename lands, its record never does (the kill)
+    write(store, "quotes", [bar(A, "2025-06-04", 1.1)], run_id="r2")
+    part = store.partition_path("quotes", "2025")
+    later = time.time() + 5  # past the timestamp skew allowance, as a later run would be
+    os.utime(part, (later, later))
+    report = repair_partition_files(store, sqlite_catalog)
+    (after,) = sqlite_catalog.partition_files("quotes")
+    assert report.recorded == ["quotes/2025"]
+    assert after.sha256 == store.fs.sha256(part) != before.sha256 and after.rows == 2
