@@ -156,6 +156,9 @@ def _register() -> None:
     from pitlake.commands import vendors as vendors_cmd  # the live canary (H2)
 
     vendors_cmd.register(app)
+    from pitlake.commands import runs as runs_cmd  # recent runs, abandoned ones named
+
+    runs_cmd.register(app)
 
 
 _register()

@@ -14,6 +14,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from pitlake.lake.run_liveness import start_heartbeat, stop_heartbeat, this_process
 from pitlake.pipeline.backfill import backfill_chunk as run_chunk
 from pitlake.pipeline.backfill import fail_chunk as end_chunk
 from pitlake.pipeline.commit import commit
@@ -155,10 +156,15 @@ def skip_dataset(spec: EnvSpec, dataset: str, day: date, reason: str) -> UnitOut
 
 @task(name="record-run", cache_policy=NO_CACHE)
 def start_run(spec: EnvSpec, flow: str, params: dict[str, Any]) -> None:
-    env_for(spec).catalog.start_run(spec.run_id, flow, params)
+    """Record the run with who runs it, and beat while this process lives (a killed run is
+    then shown ABANDONED, not RUNNING for good: `run_liveness`)."""
+    catalog = env_for(spec).catalog
+    catalog.start_run(spec.run_id, flow, params, holder=this_process())
+    start_heartbeat(catalog, spec.run_id)
 
 
 @task(name="finish-run", cache_policy=NO_CACHE)
 def finish_run(spec: EnvSpec, summary: RunSummary) -> None:
     status = "COMPLETED" if summary.completed else "FAILED"
+    stop_heartbeat(spec.run_id)
     env_for(spec).catalog.finish_run(spec.run_id, status, summary.to_dict())

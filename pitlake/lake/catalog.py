@@ -23,7 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from pitlake.lake.catalog_checks import CheckRecords
-from pitlake.lake.catalog_columns import add_missing_columns, missing_columns
+from pitlake.lake.catalog_columns import add_missing_columns, missing_columns, selected
 from pitlake.lake.catalog_engine import (
     SQLITE_BUSY_TIMEOUT_MS,
     configure_sqlite,
@@ -199,6 +199,7 @@ class Catalog(LedgerRecords, CheckRecords):
         flow: str,
         params: Mapping[str, Any] | None = None,
         started_at: datetime | None = None,
+        holder: str | None = None,
     ) -> None:
         values = {
             "run_id": run_id,
@@ -208,9 +209,21 @@ class Catalog(LedgerRecords, CheckRecords):
             "summary": None,
             "started_at": to_utc_naive(started_at),
             "ended_at": None,
+            "holder": holder,
+            "alive_at": to_utc_naive(started_at),
         }
         with self._tx(write=True) as conn:
             upsert(conn, runs_table, values, ["run_id"])
+
+    def mark_alive(self, run_id: str, at: datetime | None = None) -> None:
+        """A running run's heartbeat (`run_liveness.Heartbeat`)."""
+        t = runs_table.c
+        with self._tx(write=True) as conn:
+            conn.execute(
+                update(runs_table)
+                .where(t.run_id == run_id, t.status == "RUNNING")
+                .values(alive_at=to_utc_naive(at))
+            )
 
     def finish_run(
         self,
@@ -241,13 +254,17 @@ class Catalog(LedgerRecords, CheckRecords):
 
     def run(self, run_id: str) -> Run | None:
         with self._tx() as conn:
-            row = conn.execute(select(runs_table).where(runs_table.c.run_id == run_id)).first()
+            row = conn.execute(
+                select(*selected(runs_table, self.missing_columns)).where(
+                    runs_table.c.run_id == run_id
+                )
+            ).first()
         return self._run(row) if row else None
 
     def runs(self, limit: int = 50) -> list[Run]:
         """Newest first."""
         stmt = (
-            select(runs_table)
+            select(*selected(runs_table, self.missing_columns))
             .order_by(runs_table.c.started_at.desc(), runs_table.c.run_id.desc())
             .limit(limit)
         )
@@ -264,6 +281,8 @@ class Catalog(LedgerRecords, CheckRecords):
             summary=r.summary,
             started_at=from_storage(r.started_at),  # type: ignore[arg-type]
             ended_at=from_storage(r.ended_at),
+            holder=r.holder,
+            alive_at=from_storage(r.alive_at),
         )
 
     # ------------------------------------------------------------ partition files

@@ -7,16 +7,25 @@ writes nothing and reads each missing column as NULL instead (`Catalog.missing_c
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Table, inspect, text
+from typing import Any
+
+from sqlalchemy import Column, Table, inspect, null, text
 from sqlalchemy.engine import Engine
 
-from pitlake.lake.catalog_tables import ledger_events_table, ledger_table
+from pitlake.lake.catalog_tables import ledger_events_table, ledger_table, runs_table
 
 # (table, column name): every column added after its table's first release, oldest first.
 ADDED_COLUMNS: tuple[tuple[Table, str], ...] = (
     (ledger_table, "window_start"),
     (ledger_events_table, "window_start"),
+    (runs_table, "holder"),
+    (runs_table, "alive_at"),
 )
+
+
+def selected(table: Table, missing: frozenset[tuple[str, str]]) -> list[Any]:
+    """The table's columns, each one an older catalog lacks read as NULL."""
+    return [null().label(c.name) if (table.name, c.name) in missing else c for c in table.c]
 
 
 def missing_columns(engine: Engine) -> frozenset[tuple[str, str]]:

@@ -9,21 +9,17 @@ from datetime import date, datetime
 from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, String, Table, bindparam, cast, func, insert, null, select
+from sqlalchemy import Select, String, bindparam, cast, func, insert, select
 from sqlalchemy.engine import Connection, Engine
 
 from pitlake.calendar import to_date
+from pitlake.lake.catalog_columns import selected
 from pitlake.lake.catalog_engine import upsert
 from pitlake.lake.catalog_tables import ledger_events_table, ledger_table
 from pitlake.lake.catalog_values import LedgerEntry, from_storage, json_safe, to_utc_naive
 from pitlake.statuses import SUCCESSFUL_FETCH, LedgerStatus
 
 WHOLE_MARKET = "*"
-
-
-def _columns(table: Table, missing: frozenset[tuple[str, str]]) -> list[Any]:
-    """The table's columns, each one an older catalog lacks read as NULL (`catalog_columns`)."""
-    return [null().label(c.name) if (table.name, c.name) in missing else c for c in table.c]
 
 
 @cache
@@ -33,7 +29,7 @@ def _entries_stmt(
     """`ledger_entries`' statement for the filters given, built once (its bound values per
     call): building a select per call was ~0.3 ms of each ledger query."""
     t = ledger_table.c
-    stmt = select(*_columns(ledger_table, missing))
+    stmt = select(*selected(ledger_table, missing))
     if dataset:
         stmt = stmt.where(t.dataset == bindparam("dataset"))
     if start:
@@ -142,7 +138,7 @@ class LedgerRecords:
         self, dataset: str, date_key: date | str, symbol: str = WHOLE_MARKET
     ) -> LedgerEntry | None:
         t = ledger_table.c
-        stmt = select(*_columns(ledger_table, self.missing_columns)).where(
+        stmt = select(*selected(ledger_table, self.missing_columns)).where(
             t.dataset == dataset, t.date_key == to_date(date_key), t.symbol == symbol
         )
         with self._tx() as conn:
@@ -178,7 +174,7 @@ class LedgerRecords:
         """Every record for one key, oldest first."""
         t = ledger_events_table.c
         stmt = (
-            select(*_columns(ledger_events_table, self.missing_columns))
+            select(*selected(ledger_events_table, self.missing_columns))
             .where(t.dataset == dataset, t.date_key == to_date(date_key), t.symbol == symbol)
             .order_by(t.recorded_at, t.id)
         )

@@ -30,6 +30,10 @@ runs_table = Table(
     Column("summary", JSON),
     Column("started_at", DateTime, nullable=False),
     Column("ended_at", DateTime),
+    # Who runs it (host~pid~…, as a lease holder) and when it was last seen alive (its
+    # heartbeat): a RUNNING run whose process is gone is shown abandoned (`run_liveness`).
+    Column("holder", String(255)),
+    Column("alive_at", DateTime),
 )
 Index("ix_runs_started", runs_table.c.started_at)
 

@@ -68,10 +68,13 @@ class Run:
     summary: dict[str, Any] | None
     started_at: datetime
     ended_at: datetime | None
+    holder: str | None = None  # host~pid~… of the process running it
+    alive_at: datetime | None = None  # its last heartbeat
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["started_at"], d["ended_at"] = _iso(self.started_at), _iso(self.ended_at)
+        d["alive_at"] = _iso(self.alive_at)
         return d
 
 

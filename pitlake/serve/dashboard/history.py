@@ -12,6 +12,7 @@ from typing import Any
 from pitlake.calendar import beijing
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.catalog_values import ValidationRecord
+from pitlake.lake.run_liveness import ABANDONED, shown_status
 from pitlake.pit import iso_beijing
 from pitlake.serve.dashboard.coverage import trace_text
 
@@ -206,15 +207,21 @@ def duration_text(seconds: float | None) -> str:
     return f"{h} h {m:02d} min"
 
 
-def runs(catalog: Catalog, cutoff: datetime, limit: int = RUNS_LIMIT) -> list[dict[str, Any]]:
+def runs(
+    catalog: Catalog, cutoff: datetime, *, current: bool = False, limit: int = RUNS_LIMIT
+) -> list[dict[str, Any]]:
     """The latest runs started by the cutoff, each as it stood then: one that ended after it
-    is shown RUNNING, without its end or summary (what it wrote is not known yet)."""
+    is shown RUNNING, without its end or summary (what it wrote is not known yet); a RUNNING
+    one whose process is gone ABANDONED, with when it was last alive (`current`: the cutoff
+    is now, so a dead pid on this host counts too)."""
     out = []
     for r in catalog.runs(limit):
         if r.started_at > cutoff:
             continue
         if r.ended_at is not None and r.ended_at > cutoff:
             r = replace(r, status="RUNNING", ended_at=None, summary=None)
+        alive_at = r.alive_at if r.alive_at is None or r.alive_at <= cutoff else cutoff
+        status = shown_status(replace(r, alive_at=alive_at), None if current else cutoff)
         seconds = (r.ended_at - r.started_at).total_seconds() if r.ended_at else None
         summary = r.summary or {}
         datasets = []
@@ -245,11 +252,14 @@ def runs(catalog: Catalog, cutoff: datetime, limit: int = RUNS_LIMIT) -> list[di
             {
                 "run_id": r.run_id,
                 "flow": r.flow,
-                "status": r.status,
+                "status": status,
                 "started_at": iso_beijing(r.started_at),
+                "last_alive": shown_instant(alive_at, cutoff) if status == ABANDONED else None,
                 "ended_at": iso_beijing(r.ended_at) if r.ended_at else None,
                 "duration_s": seconds,
-                "duration": duration_text(seconds) if seconds is not None else "running",
+                "duration": duration_text(seconds)
+                if seconds is not None
+                else ("abandoned" if status == ABANDONED else "running"),
                 "params": {k: v for k, v in (r.params or {}).items() if v not in (None, [], "")},
                 "scope": summary.get("scope") or "",
                 "datasets": datasets,

@@ -148,7 +148,7 @@ def build_dashboard(
         "coverage": coverage(catalog, ref, datasets),
         "validation": validation(catalog, datasets, ref.as_of),
         "quarantine": quarantine(catalog, root, ref.as_of),
-        "runs": runs(catalog, ref.as_of),
+        "runs": runs(catalog, ref.as_of, current=ref.source == "now"),
         "data_docs": {
             "url": "/dq/",
             "available": bool(dq_index is not None and dq_index.is_file()),
