@@ -353,7 +353,9 @@ def populate(
     if "_factors" in wanted:
         adjusted_views(con, factor_coverage, wanted)
     if CALENDAR.name in wanted:
-        con.register("_calendar_days", calendar_days(_visible(store, CALENDAR, cutoff, None)))
+        con.register(
+            "_calendar_days", calendar_days(_visible(store, CALENDAR, cutoff, None), cutoff)
+        )
         con.execute(f"CREATE TEMP VIEW {ident(CALENDAR.name)} AS SELECT * FROM _calendar_days")
 
 

@@ -5,14 +5,15 @@ than those do."""
 from __future__ import annotations
 
 import functools
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from pitlake.calendar import FIRST_SESSION, XSHG
+from pitlake.calendar import FIRST_SESSION, XSHG, beijing
+from pitlake.calendar_notices import as_known
 from pitlake.read.adjust import FACTORS, PRICE_COLUMNS
 from pitlake.read.engine import ident
 from pitlake.read.readers.calendar import EXCHANGE, OFFLINE_SOURCE
@@ -76,23 +77,42 @@ def adjusted_views(
     assert set(PRICE_COLUMNS) <= set(schema.columns)
 
 
-def calendar_days(stored: ds.Dataset | pa.Table) -> pa.Table:
+def calendar_days(stored: ds.Dataset | pa.Table, cutoff: datetime) -> pa.Table:
     """XSHG days with is_open, as `Lake.calendar` answers them: the offline calendar through
-    its last day, then the `stored` vendor calendar rows (those known at the cutoff)."""
+    its last day as known at `cutoff` (days not yet announced then are left out), then the
+    `stored` vendor calendar rows (those known at the cutoff) for the days it leaves out."""
     offline_last = XSHG.offline_last
-    out = _offline_days(offline_last)
+    out = _as_known(_offline_days(offline_last), beijing(cutoff))
     if isinstance(stored, ds.Dataset):
         beyond = stored.to_table(
             columns=["exchange", "date", "is_open", "source", "known_at"],
-            filter=(pc.field("exchange") == EXCHANGE) & (pc.field("date") > offline_last),
+            filter=(pc.field("exchange") == EXCHANGE)
+            & ~pc.field("date").isin(out["date"].combine_chunks()),
         )
         if beyond.num_rows:
             beyond = beyond.sort_by([("date", "ascending"), ("known_at", "descending")])
             first = pc.not_equal(beyond["date"].slice(1), beyond["date"].slice(0, -1))
             keep = pa.concat_arrays([pa.array([True]), first.combine_chunks()])
             beyond = beyond.filter(keep).select(["date", "is_open", "source"])
-            out = pa.concat_tables([out, beyond.cast(out.schema)])
+            out = pa.concat_tables([out, beyond.cast(out.schema)]).sort_by("date")
     return out
+
+
+def _as_known(days: pa.Table, cutoff: datetime) -> pa.Table:
+    """The offline days as known at `cutoff`: the days after its day re-judged one by one (a
+    handful of years at most), the unknown ones dropped."""
+    after = pc.greater(days["date"], pa.scalar(cutoff.date(), pa.date32()))
+    n_past = len(days) - pc.sum(after).as_py() if len(days) else 0
+    if n_past == len(days):
+        return days
+    later = days.slice(n_past)
+    known = [
+        as_known(d, o, cutoff)
+        for d, o in zip(later["date"].to_pylist(), later["is_open"].to_pylist(), strict=True)
+    ]
+    keep = [k is not None for k in known]
+    later = later.set_column(1, "is_open", pa.array([bool(k) for k in known], pa.bool_()))
+    return pa.concat_tables([days.slice(0, n_past), later.filter(pa.array(keep))])
 
 
 @functools.lru_cache(maxsize=2)

@@ -1,6 +1,8 @@
 """The reader of the calendar: XSHG days in [start, end] (default: the cutoff's day) with
-is_open — the offline exchange calendar where it reaches, the stored vendor calendar beyond it
-(and where they disagree, the answer says so)."""
+is_open as known at the cutoff (`pitlake.calendar_notices`: past days as they happened, later
+days as announced by then, the rest unknown) — the offline exchange calendar where it reaches, the
+stored vendor calendar known at the cutoff beyond it (and where they disagree, the answer says
+so)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from pitlake.calendar import FIRST_SESSION
+from pitlake.calendar_notices import as_known
 from pitlake.envelope import Result
 from pitlake.read import arguments, scans
 from pitlake.read.cutoff import Ask
@@ -65,10 +68,14 @@ def answer(lake: Lake, schema: Dataset, start: date, end: date, ask: Ask) -> Res
     mismatches: list[dict[str, Any]] = []
     d = start
     while d <= end:
-        if d <= offline_last:
-            is_open = d >= FIRST_SESSION and cal.is_session(d)
-            rows.append({"date": d.isoformat(), "is_open": is_open, "source": OFFLINE_SOURCE})
-            if d in stored and bool(stored[d]["is_open"]) != is_open:
+        known = None
+        if FIRST_SESSION <= d <= offline_last:
+            known = as_known(d, cal.is_session(d), ask.cutoff)
+        elif d < FIRST_SESSION:
+            known = False
+        if known is not None:
+            rows.append({"date": d.isoformat(), "is_open": known, "source": OFFLINE_SOURCE})
+            if d in stored and bool(stored[d]["is_open"]) != known:
                 mismatches.append(
                     {
                         "date": d.isoformat(),
@@ -91,11 +98,7 @@ def answer(lake: Lake, schema: Dataset, start: date, end: date, ask: Ask) -> Res
     status = ResultStatus.OK
     if missing:
         status = ResultStatus.UNKNOWN
-        notes.append(
-            f"No calendar known for {missing[0]}…{missing[-1]} ({len(missing)} days): the "
-            f"offline calendar ends {offline_last}; ingest the {schema.name} dataset to "
-            "extend it."
-        )
+        notes.append(_missing_note(missing, offline_last, ask, schema.name))
     if mismatches:
         notes.append(
             f"The stored vendor calendar disagrees with {EXCHANGE} on {len(mismatches)} day(s)."
@@ -116,4 +119,18 @@ def answer(lake: Lake, schema: Dataset, start: date, end: date, ask: Ask) -> Res
         data=rows,
         meta=meta,
         table=_table(rows),
+    )
+
+
+def _missing_note(missing: list[date], offline_last: date, ask: Ask, dataset: str) -> str:
+    """Why days have no status: not announced by the cutoff, or past every calendar held."""
+    span = f"{missing[0]}…{missing[-1]} ({len(missing)} days)"
+    if missing[0] <= offline_last:
+        return (
+            f"No calendar known for {span} as of {ask.cutoff.date()}: those days' holidays "
+            "had not been announced then."
+        )
+    return (
+        f"No calendar known for {span}: the offline calendar ends {offline_last}; ingest the "
+        f"{dataset} dataset to extend it."
     )
