@@ -9,6 +9,7 @@ At module level only typer and the dataset specs (for the options) are imported:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -25,7 +26,6 @@ from pitlake.statuses import BENIGN_ANSWER
 if TYPE_CHECKING:
     from pitlake.serve.api.service import Answer, QueryService
 
-# Exit codes of `pitlake query` (also in its --help).
 # Exit codes of `pitlake query` (also in its --help; the table in the README).
 EXIT_OK = 0  # OK, NO_DATA; status: no dataset past the staleness threshold
 EXIT_INVALID = 2  # INVALID_ARGUMENTS (also typer's own usage errors)
@@ -33,6 +33,7 @@ EXIT_INVALID = 2  # INVALID_ARGUMENTS (also typer's own usage errors)
 # dataset more than $PITLAKE_STALE_SESSIONS sessions behind, or never fetched
 EXIT_NOT_OK = 3
 EXIT_FAULT = 4  # the lake could not answer (not a lake, unreadable file or catalog, internal)
+EXIT_LAKE = 5  # `pitlake serve`: the address cannot be served (port in use, unknown host)
 
 MAX_TABLE_ROWS = 50
 # `pitlake serve`: how long a SIGTERM waits for open connections after interrupting SQL
@@ -262,6 +263,22 @@ def serve(
             "(repeatable; also $PITLAKE_ALLOWED_HOSTS, comma-separated; '*' for any).",
         ),
     ] = None,
+    sql_timeout: Annotated[
+        float | None,
+        typer.Option(help="SQL statement timeout in seconds (default 30; $PITLAKE_SQL_TIMEOUT)."),
+    ] = None,
+    sql_max_rows: Annotated[
+        int | None,
+        typer.Option(help="Rows a SQL answer may hold (default 1,000,000; $PITLAKE_SQL_MAX_ROWS)."),
+    ] = None,
+    sql_max_bytes: Annotated[
+        int | None,
+        typer.Option(help="Arrow bytes a SQL answer may hold (default 256 MiB)."),
+    ] = None,
+    sql_concurrency: Annotated[
+        int | None,
+        typer.Option(help="SQL statements run at once (default 2; $PITLAKE_SQL_CONCURRENCY)."),
+    ] = None,
 ) -> None:
     """Serve the HTTP query API (FastAPI; OpenAPI at /openapi.json, docs at /docs).
 
@@ -270,6 +287,8 @@ def serve(
     root = lake or default_lake()
     pins = allow_pin or []
     _check_serving_args(root, as_of, pins)
+    _set_sql_limits(sql_timeout, sql_max_rows, sql_max_bytes, sql_concurrency)
+    _check_port_free(host, port)
     import uvicorn
 
     from pitlake.serve.api.app import create_app
@@ -300,6 +319,43 @@ def serve(
     )
     install_log_redaction("pitlake.api", "uvicorn", "uvicorn.error", "uvicorn.access")
     Server(config).run()
+
+
+def _set_sql_limits(
+    timeout: float | None, max_rows: int | None, max_bytes: int | None, concurrency: int | None
+) -> None:
+    """The serve options as the environment sql_limits reads (an option beats the variable)."""
+    from pitlake.read import sql_limits as sl
+
+    for env, value in (
+        (sl.TIMEOUT_ENV, timeout),
+        (sl.MAX_ROWS_ENV, max_rows),
+        (sl.MAX_BYTES_ENV, max_bytes),
+        (sl.CONCURRENCY_ENV, concurrency),
+    ):
+        if value is not None:
+            os.environ[env] = str(value)
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """One line and exit 5 when the address cannot be bound (uvicorn would log a traceback-ish
+    error and exit 3, which means "answer not OK")."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        typer.echo(f"error: cannot serve on {host}:{port}: {e}", err=True)
+        raise typer.Exit(EXIT_LAKE) from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as e:
+            why = "the port is in use" if e.errno == errno.EADDRINUSE else e.strerror
+            typer.echo(f"error: cannot serve on {host}:{port}: {why}", err=True)
+            raise typer.Exit(EXIT_LAKE) from None
 
 
 def mcp(

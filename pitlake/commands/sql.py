@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 SQL_FORMATS = ("table", "csv", "parquet", "arrow", "json")
 MAX_TABLE_ROWS = 100
-EXIT_OK, EXIT_INVALID, EXIT_FAULT = 0, 2, 4
+EXIT_OK, EXIT_INVALID, EXIT_RETRY, EXIT_FAULT = 0, 2, 3, 4
 
 SQL_HELP = (
     "Run one SQL statement over views of what was public at the as-of.\n\n"
@@ -35,8 +35,11 @@ SQL_HELP = (
     "Nothing published after the as-of is in them, and the lake's files cannot be read from "
     "the statement.\n\n"
     "--format table (default, readable), csv, json (the envelope), parquet or arrow (binary: "
-    "to --output, or to a pipe). Exit codes: 0 rows or none; 2 invalid statement or as-of; "
-    "4 the lake could not answer."
+    "to --output, or to a pipe). Limits (--timeout, --max-rows, --max-bytes; also "
+    "$PITLAKE_SQL_TIMEOUT, $PITLAKE_SQL_MAX_ROWS, $PITLAKE_SQL_MAX_BYTES): past one the "
+    "statement is refused with a message naming it. Exit codes: 0 rows or none; 2 invalid "
+    "statement or as-of, or a limit reached; 3 interrupted or busy (retry); 4 the lake could not "
+    "answer."
 )
 
 
@@ -55,6 +58,18 @@ def sql(
     lake: Annotated[
         str | None, typer.Option("--lake", help="Lake directory (default: $PITLAKE_HOME, ./lake).")
     ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Interrupt the statement after this many seconds (default 30; 0: none)."),
+    ] = None,
+    max_rows: Annotated[
+        int | None,
+        typer.Option(help="Refuse an answer of more rows (default 1,000,000; 0: no cap)."),
+    ] = None,
+    max_bytes: Annotated[
+        int | None,
+        typer.Option(help="Refuse an answer of more Arrow bytes (default 256 MiB; 0: no cap)."),
+    ] = None,
 ) -> None:
     if query == "-":  # the statement on stdin (a file: `pitlake sql - < query.sql`)
         query = sys.stdin.read()
@@ -65,12 +80,16 @@ def sql(
     if fmt in ("parquet", "arrow") and output is None and sys.stdout.isatty():
         typer.echo(f"--format {fmt} is binary: give --output FILE or pipe it", err=True)
         raise typer.Exit(EXIT_INVALID)
-    result = _run(lake or lake_root(), query, as_of)
+    caps = {"timeout": timeout, "max_rows": max_rows, "max_bytes": max_bytes}
+    result = _run(lake or lake_root(), query, as_of, caps)
     if result is None:
         raise typer.Exit(EXIT_FAULT)
     if result.status is ResultStatus.INVALID_ARGUMENTS:
         typer.echo(result.message, err=True)
         raise typer.Exit(EXIT_INVALID)
+    if result.status is ResultStatus.RATE_LIMITED:  # interrupted, or no statement slot free
+        typer.echo(result.message, err=True)
+        raise typer.Exit(EXIT_RETRY)
     from pitlake.read.column_types import format_refusal
 
     refused = format_refusal(result.table.schema, fmt) if result.table is not None else None
@@ -81,7 +100,7 @@ def sql(
     raise typer.Exit(EXIT_OK)
 
 
-def _run(root: str, query: str, as_of: str | None) -> Result | None:
+def _run(root: str, query: str, as_of: str | None, caps: dict[str, Any]) -> Result | None:
     """Lake.sql over the lake at `root` (None, with the reason on stderr, when it cannot)."""
     from pitlake.errors import LakeError
     from pitlake.read.lake import Lake
@@ -91,7 +110,7 @@ def _run(root: str, query: str, as_of: str | None) -> Result | None:
         return None
     try:
         with Lake(root) as lk:
-            return lk.sql(query, as_of=as_of)
+            return lk.sql(query, as_of=as_of, **caps)
     except LakeError as e:
         typer.echo(str(e), err=True)
         return None

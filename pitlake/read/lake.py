@@ -385,17 +385,26 @@ class Lake:
         as_ingested: Instant = None,
         timeout: float | None = None,
         max_rows: int | None = None,
+        max_bytes: int | None = None,
         cancel: threading.Event | None = None,
     ) -> Result:
         """One SQL statement over the point-in-time views at the cutoff, answered as a Result
-        (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`). `timeout` (seconds) and
-        `max_rows` override PITLAKE_SQL_TIMEOUT / PITLAKE_SQL_MAX_ROWS (sql_limits.py);
-        setting `cancel` from another thread interrupts the statement (RATE_LIMITED)."""
+        (its rows an Arrow table: `.to_pandas()`, `.to_arrow()`). `timeout` (seconds),
+        `max_rows` and `max_bytes` (of Arrow memory) override PITLAKE_SQL_TIMEOUT /
+        PITLAKE_SQL_MAX_ROWS / PITLAKE_SQL_MAX_BYTES (sql_limits.py; 0 turns one off); setting
+        `cancel` from another thread interrupts the statement (RATE_LIMITED)."""
         from pitlake.read import sql
 
         _ = self.catalog  # no catalog: NotALakeError, as every read raises
         return sql.answer(
-            self, query, as_of, as_ingested, timeout=timeout, max_rows=max_rows, cancel=cancel
+            self,
+            query,
+            as_of,
+            as_ingested,
+            timeout=timeout,
+            max_rows=max_rows,
+            max_bytes=max_bytes,
+            cancel=cancel,
         )
 
     def index_members(

@@ -39,14 +39,10 @@ from pitlake.read.scans import window_slices, years
 from pitlake.read.sql_derived import ADJUSTED_VIEWS, PRICES, adjusted_views, calendar_days
 from pitlake.read.sql_guard import refusal, single_select
 from pitlake.read.sql_limits import (
-    SLOTS,
     Limits,
-    StatementInterrupted,
-    StatementTimeout,
-    TooManyRows,
-    busy_message,
     limited_rows,
     limits,
+    under_limits,
 )
 from pitlake.read.sql_sessions import SessionedDataset
 from pitlake.read.sql_shared import lock, settings
@@ -58,6 +54,7 @@ from pitlake.statuses import DateStatus, ResultStatus
 if TYPE_CHECKING:
     import threading
 
+    from pitlake.read.cutoff import Ask
     from pitlake.read.lake import Lake
 
 # Every registered dataset is a versioned view; the calendar is built from the stored sessions
@@ -142,11 +139,12 @@ def answer(
     timeout: float | None = None,
     max_rows: int | None = None,
     cancel: threading.Event | None = None,
+    max_bytes: int | None = None,
 ) -> Result:
     """`Lake.sql`: run one statement over the views at the cutoff; the rows come back as the
     Result's Arrow table with the envelope (as_of, pinned). A bad statement, or one reaching
     for a file, is INVALID_ARGUMENTS with DuckDB's message; so is one past its timeout or row
-    cap (sql_limits.py), naming the limit and how to raise it."""
+    or byte cap (sql_limits.py), naming the limit and how to raise it."""
     from pitlake.errors import InvalidArgumentsError
 
     if not isinstance(query, str) or not query.strip():
@@ -159,27 +157,11 @@ def answer(
     except (InvalidArgumentsError, TypeError) as e:
         return Result.invalid(str(e))
     needed = referenced(query)
-    lim = limits(timeout, max_rows, cancel)
-    if not SLOTS.acquire():
-        return _retry_later(busy_message())
-    try:
-        try:
-            table = _run(lake, ask.cutoff, ask.as_ingested, query, needed, lim)
-        except duckdb.CatalogException as e:  # a name built at run time (query_table('quo'||…))
-            if needed is None:
-                return Result.invalid(f"SQL error: {e}")
-            try:
-                table = _run(lake, ask.cutoff, ask.as_ingested, query, None, lim)
-            except duckdb.Error as e2:
-                return _invalid(e2)
-        except duckdb.Error as e:
-            return _invalid(e)
-    except (StatementTimeout, TooManyRows) as e:
-        return Result.invalid(str(e))
-    except StatementInterrupted as e:
-        return _retry_later(str(e))
-    finally:
-        SLOTS.release()
+    lim = limits(timeout, max_rows, cancel, max_bytes)
+    outcome = under_limits(lambda: _statement(lake, ask, query, needed, lim))
+    if isinstance(outcome, Result):
+        return outcome
+    table = outcome
     repeated = duplicate_names(table.schema)
     if repeated is not None:
         return Result.invalid(repeated)
@@ -196,14 +178,22 @@ def answer(
     )
 
 
-def _retry_later(message: str) -> Result:
-    """No slot free, or interrupted by a shutdown or its caller: RATE_LIMITED, retryable."""
-    return Result(
-        status=ResultStatus.RATE_LIMITED,
-        date_status=DateStatus.NOT_APPLICABLE,
-        message=message,
-        retryable=True,
-    )
+def _statement(
+    lake: Lake, ask: Ask, query: str, needed: set[str] | None, lim: Limits
+) -> pa.Table | Result:
+    """The statement's rows, or INVALID_ARGUMENTS with DuckDB's message; a name built at run
+    time (query_table('quo'||…)) is retried with every relation."""
+    try:
+        return _run(lake, ask.cutoff, ask.as_ingested, query, needed, lim)
+    except duckdb.CatalogException as e:
+        if needed is None:
+            return Result.invalid(f"SQL error: {e}")
+        try:
+            return _run(lake, ask.cutoff, ask.as_ingested, query, None, lim)
+        except duckdb.Error as e2:
+            return _invalid(e2)
+    except duckdb.Error as e:
+        return _invalid(e)
 
 
 def _invalid(e: duckdb.Error) -> Result:

@@ -1,12 +1,14 @@
-"""Statement limits for point-in-time SQL: a wall-clock timeout and a row cap (issue 27 item 2).
+"""Statement limits for point-in-time SQL: a wall-clock timeout, caps on an answer's rows and
+bytes, and a bound on concurrent statements (issue 27 item 2).
 
 DuckDB has no statement timeout of its own, so a watchdog timer calls `con.interrupt()` when
 the statement runs past its time; the statement then raises `duckdb.InterruptException` and
-the core is freed. The answer's rows are fetched in batches and refused past the cap (cap+1
-rows at most are ever held), so a huge answer is never built before it is refused.
+the core is freed. The answer's rows are fetched in batches and refused past either cap (one
+batch past it at most is ever held), so a huge answer is never built before it is refused.
 
-Defaults come from the environment (PITLAKE_SQL_TIMEOUT seconds, PITLAKE_SQL_MAX_ROWS), and
-`Lake.sql(..., timeout=, max_rows=)` overrides them per call.
+Defaults come from the environment (PITLAKE_SQL_TIMEOUT seconds, PITLAKE_SQL_MAX_ROWS,
+PITLAKE_SQL_MAX_BYTES of Arrow memory), and `Lake.sql(..., timeout=, max_rows=, max_bytes=)`
+overrides them per call; `pitlake sql` and `pitlake serve` take them as options.
 """
 
 from __future__ import annotations
@@ -14,15 +16,23 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import duckdb
 import pyarrow as pa
+
+from pitlake.envelope import Result
+from pitlake.statuses import DateStatus, ResultStatus
 
 TIMEOUT_ENV = "PITLAKE_SQL_TIMEOUT"
 MAX_ROWS_ENV = "PITLAKE_SQL_MAX_ROWS"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ROWS = 1_000_000
+MAX_BYTES_ENV = "PITLAKE_SQL_MAX_BYTES"
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024  # of Arrow memory; a JSON answer is a few times that
+RETRY_AFTER_S = 1  # the Retry-After a RATE_LIMITED statement answer suggests
 CONCURRENCY_ENV = "PITLAKE_SQL_CONCURRENCY"
 QUEUE_WAIT_ENV = "PITLAKE_SQL_QUEUE_WAIT"
 DEFAULT_CONCURRENCY = 2
@@ -38,6 +48,10 @@ class TooManyRows(Exception):
     """The answer has more rows than the cap; no more than cap+1 were fetched."""
 
 
+class AnswerTooLarge(Exception):
+    """The answer's Arrow batches passed the byte cap; fetching stopped there."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """A statement's timeout (seconds, None: none) and row cap (None: none)."""
@@ -45,6 +59,7 @@ class Limits:
     timeout: float | None
     max_rows: int | None
     cancel: threading.Event | None = field(default=None, compare=False)  # set: interrupt
+    max_bytes: int | None = None
 
     def timeout_message(self) -> str:
         return (
@@ -58,6 +73,14 @@ class Limits:
             f"SQL answer has more than {self.max_rows} rows (the cap); page it with "
             f"LIMIT {self.max_rows} OFFSET n, aggregate it, or raise the cap ({MAX_ROWS_ENV}, "
             "Lake.sql(..., max_rows=...))"
+        )
+
+    def bytes_message(self) -> str:
+        return (
+            f"SQL answer is larger than {self.max_bytes / 2**20:g} MiB (the cap); select "
+            "fewer columns, page it with LIMIT n OFFSET m, ask for --format parquet / "
+            f"Accept: application/vnd.apache.parquet over fewer rows, or raise the cap "
+            f"({MAX_BYTES_ENV}, Lake.sql(..., max_bytes=...))"
         )
 
 
@@ -77,14 +100,18 @@ def limits(
     timeout: float | None = None,
     max_rows: int | None = None,
     cancel: threading.Event | None = None,
+    max_bytes: int | None = None,
 ) -> Limits:
-    """The limits for one statement: the call's own, else the environment's, else defaults."""
+    """The limits for one statement: the call's own, else the environment's, else defaults
+    (0 or less, given or set, turns a limit off)."""
     t = timeout if timeout is not None else _env_number(TIMEOUT_ENV, DEFAULT_TIMEOUT)
     m = max_rows if max_rows is not None else _env_number(MAX_ROWS_ENV, DEFAULT_MAX_ROWS)
+    b = max_bytes if max_bytes is not None else _env_number(MAX_BYTES_ENV, DEFAULT_MAX_BYTES)
     return Limits(
         timeout=t if t is not None and t > 0 else None,
         max_rows=int(m) if m is not None and m > 0 else None,
         cancel=cancel,
+        max_bytes=int(b) if b is not None and b > 0 else None,
     )
 
 
@@ -198,11 +225,14 @@ def limited_rows(con: duckdb.DuckDBPyConnection, query: str, lim: Limits) -> pa.
                 return pa.table({})
             reader = rel.fetch_record_batch(_BATCH_ROWS)
             batches: list[pa.RecordBatch] = []
-            count = 0
+            count = size = 0
             for batch in reader:
                 count += batch.num_rows
+                size += batch.get_total_buffer_size()
                 if lim.max_rows is not None and count > lim.max_rows:
                     raise TooManyRows(lim.rows_message())
+                if lim.max_bytes is not None and size > lim.max_bytes:
+                    raise AnswerTooLarge(lim.bytes_message())
                 batches.append(batch)
             return pa.Table.from_batches(batches, schema=reader.schema)
         except duckdb.Error as e:  # an interrupt surfaces as InterruptException, or another
@@ -210,3 +240,34 @@ def limited_rows(con: duckdb.DuckDBPyConnection, query: str, lim: Limits) -> pa.
             if typed is not None:
                 raise typed from e
             raise
+
+
+T = TypeVar("T")
+
+
+def retry_later(message: str) -> Result:
+    """No slot free, or interrupted by a shutdown or its caller: RATE_LIMITED, retryable, with
+    the wait to suggest (`meta.retry_after_s`, HTTP `Retry-After`)."""
+    return Result(
+        status=ResultStatus.RATE_LIMITED,
+        date_status=DateStatus.NOT_APPLICABLE,
+        message=message,
+        retryable=True,
+        meta={"retry_after_s": RETRY_AFTER_S},
+    )
+
+
+def under_limits(work: Callable[[], T]) -> T | Result:
+    """`work` (one statement) run in a statement slot; a limit it reaches becomes the answer:
+    past the timeout or a cap INVALID_ARGUMENTS naming it, no slot or interrupted
+    RATE_LIMITED."""
+    if not SLOTS.acquire():
+        return retry_later(busy_message())
+    try:
+        return work()
+    except (StatementTimeout, TooManyRows, AnswerTooLarge) as e:
+        return Result.invalid(str(e))
+    except StatementInterrupted as e:
+        return retry_later(str(e))
+    finally:
+        SLOTS.release()

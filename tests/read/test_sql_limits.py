@@ -57,7 +57,6 @@ def test_statements_past_the_concurrency_bound_get_a_retryable_busy_envelope(
     from pitlake.read import sql_limits
 
     monkeypatch.setattr(sql_limits, "SLOTS", sql_limits._Slots())
-    monkeypatch.setattr("pitlake.read.sql.SLOTS", sql_limits.SLOTS)
     monkeypatch.setenv(sql_limits.CONCURRENCY_ENV, "1")
     monkeypatch.setenv(sql_limits.QUEUE_WAIT_ENV, "0.2")
     slow = threading.Thread(target=planted.sql, args=(SLOW,), kwargs={"timeout": 1.5})
@@ -90,3 +89,38 @@ def test_a_cancel_event_or_a_shutdown_interrupts_a_running_statement(
     assert r.status is ResultStatus.RATE_LIMITED and "shutting down" in r.message
     assert time.monotonic() - started < 3.0
     assert planted.sql("SELECT 1 AS one").status is ResultStatus.OK  # nothing left interrupted
+
+
+def test_an_answer_past_the_byte_cap_is_refused_naming_the_cap(
+    planted: Lake,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pitlake.read.sql_limits import MAX_BYTES_ENV
+
+    wide = "SELECT i, repeat('x', 1000) AS pad FROM range(20000) t(i)"  # ~20 MB of strings
+    r = planted.sql(wide, max_bytes=1_000_000, max_rows=0)
+    assert r.status is ResultStatus.INVALID_ARGUMENTS and r.table is None
+    assert "larger than 0.953674 MiB" in r.message and MAX_BYTES_ENV in r.message
+    monkeypatch.setenv(MAX_BYTES_ENV, "1000000")
+    assert planted.sql(wide).status is ResultStatus.INVALID_ARGUMENTS
+    assert planted.sql(wide, max_bytes=0).table.num_rows == 20000  # 0: the cap is off
+    monkeypatch.delenv(MAX_BYTES_ENV)
+    assert planted.sql(wide).table.num_rows == 20000  # under the 256 MiB default
+
+
+def test_a_busy_answer_says_how_long_to_wait(
+    planted: Lake,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pitlake.read import sql_limits
+
+    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits._Slots())
+    monkeypatch.setenv(sql_limits.CONCURRENCY_ENV, "1")
+    monkeypatch.setenv(sql_limits.QUEUE_WAIT_ENV, "0")
+    assert sql_limits.SLOTS.acquire()  # the one slot, held by "another statement"
+    try:
+        r = planted.sql("SELECT 1 AS one")
+    finally:
+        sql_limits.SLOTS.release()
+    assert r.status is ResultStatus.RATE_LIMITED
+    assert r.meta["retry_after_s"] == sql_limits.RETRY_AFTER_S

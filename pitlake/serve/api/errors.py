@@ -3,7 +3,8 @@
 Status codes (one rule, documented in the OpenAPI description):
 - 200: OK and NO_DATA, and the *data* statuses NOT_READY, UPSTREAM_ERROR, RATE_LIMITED,
   PERMISSION_DENIED, NOT_CONFIGURED, UNKNOWN — the request was fine and the envelope says what
-  the lake knows (a retrying agent reads `status` and `retryable`, not the HTTP code);
+  the lake knows (a retrying agent reads `status` and `retryable`, not the HTTP code; a busy
+  SQL statement also carries `Retry-After`);
 - 400: INVALID_ARGUMENTS found by pitlake (bad symbol, date, range, pin, a query parameter
   the route does not take …);
 - 422: INVALID_ARGUMENTS found by FastAPI's parameter or body validation (wrong type, out of
@@ -51,7 +52,17 @@ def respond(answer: Answer, status_code: int | None = None) -> Response:
         content=answer.json_bytes(),
         status_code=status_code or http_status(answer),
         media_type="application/json",
+        headers=retry_after(answer.envelope),
     )
+
+
+def retry_after(envelope: dict[str, Any]) -> dict[str, str] | None:
+    """`Retry-After` for a retryable answer that says how long to wait (`meta.retry_after_s`:
+    a busy or interrupted SQL statement), so a plain HTTP client backs off too."""
+    wait = (envelope.get("meta") or {}).get("retry_after_s")
+    if not envelope.get("retryable") or not isinstance(wait, int | float):
+        return None
+    return {"Retry-After": str(max(1, round(wait)))}
 
 
 def _loc(loc: tuple[Any, ...] | list[Any]) -> str:
