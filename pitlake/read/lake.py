@@ -393,10 +393,10 @@ class Lake:
         `max_rows` and `max_bytes` (of Arrow memory) override PITLAKE_SQL_TIMEOUT /
         PITLAKE_SQL_MAX_ROWS / PITLAKE_SQL_MAX_BYTES (sql_limits.py; 0 turns one off); setting
         `cancel` from another thread interrupts the statement (RATE_LIMITED)."""
-        from pitlake.read import sql
+        from pitlake.read import sql_answer
 
         _ = self.catalog  # no catalog: NotALakeError, as every read raises
-        return sql.answer(
+        return sql_answer.answer(
             self,
             query,
             as_of,

@@ -15,8 +15,9 @@ import pytest
 from pitlake.schemas import get as get_schema
 
 from pitlake.lake.store import LakeStore
-from pitlake.read import sql as pit_sql
+from pitlake.read import sql_answer as pit_sql
 from pitlake.read.lake import Lake
+from pitlake.read.sql_sessions import SessionedDataset
 from tests.lake.conftest import bar
 
 QUOTES = get_schema("quotes")
@@ -142,14 +143,14 @@ def test_other_filters_scan_the_files(
     want = _from_files(lake, OTHER, monkeypatch)
     used = _counting(monkeypatch)
     sessions_taken = []
-    real = pit_sql.SessionedDataset._one_day
+    real = SessionedDataset._one_day
 
     def one_day(self: Any, filter: Any) -> date | None:
         day = real(self, filter)
         sessions_taken.append(day)
         return day
 
-    monkeypatch.setattr(pit_sql.SessionedDataset, "_one_day", one_day)
+    monkeypatch.setattr(SessionedDataset, "_one_day", one_day)
     assert _answers(lake, OTHER) == want
     assert sessions_taken and not [d for d in sessions_taken if d is not None]
     assert used == []
