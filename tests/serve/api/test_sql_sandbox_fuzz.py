@@ -1,10 +1,15 @@
-"""Generated SQL against the sandbox (issue 27, item 1): over `Lake.sql` and `/v1/sql`, no
-statement leaves a file anywhere (cwd, lake, temp directories) and none answers a 500."""
+"""Generated SQL against the sandbox (issue 27, item 1 and its done-when): over `Lake.sql` and
+`/v1/sql`, no statement leaves a file anywhere (cwd, lake, temp directories), none answers a 500,
+no answer holds a row or a meta instant past its cutoff, and /healthz answers within 1 s while
+the statements run."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
+import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -106,3 +111,116 @@ def test_cli_and_http_refuse_with_one_line(
     assert r.status_code == 400 and r.json()["status"] == "INVALID_ARGUMENTS"
     assert "\n" not in r.json()["message"]
     assert snapshot(*sandbox[:2]) == before
+
+
+# ----------------------------------------------------------- nothing past the cutoff, anywhere
+
+CUTOFFS = ("2025-06-03", "2025-06-04T12:00:00+08:00", "2025-06-05")
+TRADE_DATED = ("quotes", "adj_factors", "valuation", "quotes_qfq", "quotes_hfq")
+VERSIONED = ("quotes", "adj_factors", "valuation", "financials", "news", "dragon_tiger")
+pit_select = st.one_of(
+    st.builds("SELECT * FROM {}".format, st.sampled_from((*VERSIONED, "quotes_qfq"))),
+    st.builds("SELECT * FROM {}_versions".format, st.sampled_from(VERSIONED)),
+    st.builds(
+        "SELECT max(known_at) AS known_at, count(*) AS n FROM {}_versions".format,
+        st.sampled_from(VERSIONED),
+    ),
+    st.builds(
+        "SELECT q.trade_date, q.known_at, v.known_at AS v_known_at FROM quotes q JOIN {} v "
+        "USING (symbol, trade_date)".format,
+        st.sampled_from(("valuation", "adj_factors", "quotes_hfq")),
+    ),
+    st.just("SELECT max(trade_date) AS trade_date FROM quotes_versions"),
+)
+
+
+def _instant(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and "T" in value:
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _instants(obj: object) -> list[datetime]:
+    """Every instant in a (nested) meta."""
+    if isinstance(obj, dict):
+        return [i for v in obj.values() for i in _instants(v)]
+    if isinstance(obj, list):
+        return [i for v in obj for i in _instants(v)]
+    found = _instant(obj)
+    return [found] if found is not None else []
+
+
+def assert_within(rows: list[dict], meta: dict, as_of: str, envelope_as_of: str) -> None:
+    cutoff = datetime.fromisoformat(envelope_as_of)
+    for row in rows:
+        for name, value in row.items():
+            if name.endswith("known_at") and value is not None:
+                assert _instant(value) <= cutoff, (name, value, as_of)
+            if name == "trade_date" and value is not None:
+                assert str(value)[:10] <= cutoff.date().isoformat(), (value, as_of)
+    for instant in _instants(meta):
+        assert instant <= cutoff, (meta, as_of)
+
+
+@FUZZ
+@given(query=pit_select, as_of=st.sampled_from(CUTOFFS))
+def test_lake_sql_holds_no_row_or_meta_past_its_cutoff(
+    lake_dir: Path, query: str, as_of: str
+) -> None:
+    with Lake(lake_dir, clock=lambda: NOW) as lake:
+        result = lake.sql(query, as_of=as_of)
+        everything = lake.sql(query)
+    assert result.status in (ResultStatus.OK, ResultStatus.NO_DATA), result.message
+    assert everything.status is ResultStatus.OK, everything.message
+    assert_within(result.rows, result.meta, as_of, result.as_of)
+
+
+def test_http_sql_fuzz_holds_nothing_past_the_cutoff_and_healthz_stays_fast(
+    client: TestClient,
+) -> None:
+    latencies: list[float] = []
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            started = time.monotonic()
+            assert client.get("/healthz").status_code == 200
+            latencies.append(time.monotonic() - started)
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=poll, daemon=True)
+    watcher.start()
+
+    @settings(max_examples=80, deadline=None)
+    @given(query=st.one_of(pit_select, statement), as_of=st.sampled_from(CUTOFFS))
+    def ask(query: str, as_of: str) -> None:
+        response = client.post("/v1/sql", json={"query": query, "as_of": as_of})
+        assert response.status_code in (200, 400, 422), response.text
+        body = response.json()
+        if body["status"] in ("OK", "NO_DATA"):
+            assert_within(body["data"], body["meta"], as_of, body["as_of"])
+
+    try:
+        ask()
+    finally:
+        stop.set()
+        watcher.join(5)
+    assert len(latencies) > 10 and max(latencies) < 1.0, max(latencies)
+
+
+def test_the_cutoff_check_bites_on_an_answer_as_of_later(lake_dir: Path) -> None:
+    """The check above is not vacuous: an answer as of now holds rows past 2025-06-03."""
+    with Lake(lake_dir, clock=lambda: NOW) as lake:
+        later = lake.sql("SELECT * FROM quotes_versions")
+    with pytest.raises(AssertionError):
+        assert_within(later.rows, {}, "2025-06-03", "2025-06-03T23:59:59.999999+08:00")
+    with pytest.raises(AssertionError):
+        assert_within([], {"known_at_max": "2025-06-05T15:00:00+08:00"}, "x", CUTOFF_0603)
+
+
+CUTOFF_0603 = "2025-06-03T23:59:59.999999+08:00"
