@@ -251,7 +251,14 @@ def date_status(effective: date | None, win: Window) -> DateStatus:
         return DateStatus.UNKNOWN
     if effective < win.target:
         return DateStatus.STALE
-    return DateStatus.CURRENT if win.requested_end == win.target else DateStatus.LATEST_TRADING_DAY
+    return fresh_status(win.requested_end, win.target)
+
+
+def fresh_status(requested: date, session: date) -> DateStatus:
+    """The date_status of an answer that is not stale, on every reader: CURRENT when the
+    requested day is the session answered, LATEST_TRADING_DAY when it is not a session (a
+    weekend, a holiday, a day after the cutoff) and the answer is of the latest one before."""
+    return DateStatus.CURRENT if requested == session else DateStatus.LATEST_TRADING_DAY
 
 
 def date_notes(

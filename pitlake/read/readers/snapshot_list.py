@@ -28,6 +28,7 @@ from pitlake.read import scans
 from pitlake.read.answer import meta, sources
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params, col, visible
+from pitlake.read.gaps import fresh_status
 from pitlake.read.status import Gap, LedgerView, combine, describe_gaps, status_of_entry
 from pitlake.schemas import BITEMPORAL_COLUMNS, Dataset
 from pitlake.schemas.query import Query
@@ -97,7 +98,8 @@ def answer(lake: Lake, spec: Dataset, owner: str, day: date, ask: Ask) -> Result
         if not e.successful
     ]
     status = combine([g.status for g in gaps], table.num_rows > 0)
-    date_status = DateStatus.STALE if gaps else DateStatus.CURRENT
+    session = lake.trading_calendar.session_on_or_before(min(day, ask.cutoff.date()))
+    date_status = DateStatus.STALE if gaps else fresh_status(day, session)
     if after_cutoff:
         status, date_status = ResultStatus.NOT_READY, DateStatus.UNKNOWN
         notes.append(

@@ -24,6 +24,7 @@ from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.read.answer import meta, sources
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import DuckReader, Params, col, last_per_key, visible, visible_mask
+from pitlake.read.gaps import fresh_status
 from pitlake.read.kept import KeptByFiles
 from pitlake.read.status import status_of_entry
 from pitlake.schemas import Dataset
@@ -145,7 +146,7 @@ def answer(lake: Lake, spec: Dataset, options: Any, ask: Ask) -> Result:
     else:
         effective = good.date_key
         session = lake.trading_calendar.session_on_or_before(day)
-        date_status = DateStatus.CURRENT if effective >= session else DateStatus.STALE
+        date_status = DateStatus.STALE if effective < session else fresh_status(day, session)
         if date_status is DateStatus.STALE:
             notes.append(
                 f"The latest successful {spec.name} fetch is of {effective}, before the "
