@@ -79,7 +79,7 @@ def scanned_as_dictionaries(query: str) -> tuple[str, ...]:
 
 
 # Every relation a connection can offer, and what each needs built first (the qfq/hfq views
-# read the quotes view and the factor series; `_factors`/`_anchored` are their pieces).
+# read the quotes view and the factor series).
 RELATIONS = (
     *(f"{d}{s}" for d in VERSIONED for s in ("", "_versions")),
     *ADJUSTED_VIEWS,
@@ -87,12 +87,7 @@ RELATIONS = (
 )
 _NEEDS: dict[str, tuple[str, ...]] = {
     **{d: (f"{d}_versions",) for d in VERSIONED},
-    **{
-        v: (PRICES.name, f"{FACTORS.name}_versions", "_factors", "_anchored")
-        for v in ADJUSTED_VIEWS
-    },
-    "_factors": (f"{FACTORS.name}_versions", "_anchored"),
-    "_anchored": (f"{FACTORS.name}_versions", "_factors"),
+    **{v: (PRICES.name, f"{FACTORS.name}_versions") for v in ADJUSTED_VIEWS},
 }
 # A statement naming none of the relations, or the catalog itself (SHOW TABLES,
 # information_schema, duckdb_views(), ...), gets them all.
@@ -126,7 +121,7 @@ def referenced(query: str) -> set[str] | None:
     words = set(_WORD.findall(query.lower()))
     if words & _CATALOG_WORDS or any(w.startswith("duckdb_") for w in words):
         return None
-    named = words & (set(RELATIONS) | {"_factors", "_anchored"})
+    named = words & set(RELATIONS)
     if not named:
         return None
     out: set[str] = set()
@@ -190,7 +185,7 @@ def populate(
     when `con` itself has no file access (default: `con`). `dictionary`: the string columns
     scanned as Arrow dictionaries (served as VARCHAR all the same). `session_rows(schema, D)`:
     every stored version of session D, kept (sql_sessions.py; None: scan the files)."""
-    wanted = (set(RELATIONS) | {"_factors", "_anchored"}) if only is None else set(only)
+    wanted = set(RELATIONS) if only is None else set(only)
     for name in VERSIONED:
         schema = SCHEMAS[name]
         if f"{name}_versions" in wanted:
@@ -215,13 +210,10 @@ def populate(
                 else None
             )
             con.execute(f"CREATE TEMP VIEW {ident(name)} AS {_latest_sql(schema, superseded)}")
-    if "_factors" in wanted:
+    if wanted & set(ADJUSTED_VIEWS):
         adjusted_views(con, factor_coverage, wanted)
     if CALENDAR.name in wanted:
-        con.register(
-            "_calendar_days", calendar_days(_visible(store, CALENDAR, cutoff, None), cutoff)
-        )
-        con.execute(f"CREATE TEMP VIEW {ident(CALENDAR.name)} AS SELECT * FROM _calendar_days")
+        con.register(CALENDAR.name, calendar_days(_visible(store, CALENDAR, cutoff, None), cutoff))
 
 
 def _visible(

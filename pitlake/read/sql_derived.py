@@ -32,46 +32,43 @@ def adjusted_views(
     the last factor on or before its date; qfq divides by the latest factor (the anchor). Rows
     before the first factor or after the covered dates are left out, never served raw."""
     through = f"DATE '{factor_coverage.isoformat()}'" if factor_coverage else "NULL::DATE"
-    con.execute(
-        f"""
-        CREATE TEMP VIEW _factors AS
-        WITH f AS (SELECT symbol, trade_date, adj_factor, source, known_at, ingested_at
-                   FROM {FACTORS.name}_versions),
+    # The factor series and its anchor are CTEs of each view, not relations of their own: the
+    # connection's namespace (SHOW TABLES) holds only the public views.
+    anchored = f"""
+        f AS (SELECT symbol, trade_date, adj_factor, source, known_at, ingested_at
+              FROM {FACTORS.name}_versions),
         last_day AS (SELECT symbol, max(trade_date) AS d FROM f GROUP BY symbol),
         vendor AS (
             SELECT f.symbol, arg_max(f.source, f.known_at) AS source
             FROM f JOIN last_day l ON f.symbol = l.symbol AND f.trade_date = l.d
             GROUP BY f.symbol
-        )
-        SELECT f.symbol, f.trade_date,
-               arg_max(f.adj_factor, f.known_at) AS adj_factor
-        FROM f JOIN vendor v ON f.symbol = v.symbol AND f.source = v.source
-        GROUP BY f.symbol, f.trade_date
-        """
-    )
-    con.execute(  # one evaluation of _factors serves the join and the anchor (a window)
-        f"""
-        CREATE TEMP VIEW _anchored AS
-        SELECT symbol, trade_date, adj_factor,
-               arg_max(adj_factor, trade_date) OVER (PARTITION BY symbol) AS anchor,
-               greatest(max(trade_date) OVER (PARTITION BY symbol),
-                        coalesce({through}, DATE '1900-01-01')) AS covered
-        FROM _factors
-        """
-    )
+        ),
+        factors AS (
+            SELECT f.symbol, f.trade_date, arg_max(f.adj_factor, f.known_at) AS adj_factor
+            FROM f JOIN vendor v ON f.symbol = v.symbol AND f.source = v.source
+            GROUP BY f.symbol, f.trade_date
+        ),
+        anchored AS (  -- one evaluation of the series serves the join and the anchor
+            SELECT symbol, trade_date, adj_factor,
+                   arg_max(adj_factor, trade_date) OVER (PARTITION BY symbol) AS anchor,
+                   greatest(max(trade_date) OVER (PARTITION BY symbol),
+                            coalesce({through}, DATE '1900-01-01')) AS covered
+            FROM factors
+        )"""
     schema = PRICES
     for view, mode in ADJUSTED_VIEWS.items():
         if view not in wanted:
             continue
-        scale = "f.adj_factor / f.anchor" if mode == "qfq" else "f.adj_factor"
+        scale = "a.adj_factor / a.anchor" if mode == "qfq" else "a.adj_factor"
         replaced = ", ".join(f"q.{c} * ({scale}) AS {c}" for c in PRICE_COLUMNS)
         con.execute(
             f"""
             CREATE TEMP VIEW {view} AS
-            SELECT q.* REPLACE ({replaced}), f.adj_factor
+            WITH {anchored}
+            SELECT q.* REPLACE ({replaced}), a.adj_factor
             FROM {ident(PRICES.name)} q
-            ASOF JOIN _anchored f ON q.symbol = f.symbol AND q.trade_date >= f.trade_date
-            WHERE q.trade_date <= f.covered
+            ASOF JOIN anchored a ON q.symbol = a.symbol AND q.trade_date >= a.trade_date
+            WHERE q.trade_date <= a.covered
             """
         )
     assert set(PRICE_COLUMNS) <= set(schema.columns)
