@@ -40,9 +40,13 @@ def dataset_name(raw: str) -> str:
     name; anything unknown is refused."""
     name = raw.strip().lower().replace("-", "_") if isinstance(raw, str) else ""
     if name not in QUERY_DATASETS:
+        import difflib
+
         shown = raw if isinstance(raw, str) and len(raw) <= 40 else repr(raw)[:40]
+        near = difflib.get_close_matches(name, QUERY_DATASETS, n=1, cutoff=0.6)
+        hint = f"did you mean {near[0].replace('_', '-')!r}? Expected" if near else "expected"
         raise InvalidArgumentsError(
-            f"unknown dataset {shown!r}: expected one of "
+            f"unknown dataset {shown!r}: {hint} one of "
             + ", ".join(d.replace("_", "-") for d in QUERY_DATASETS)
         )
     return name

@@ -58,8 +58,20 @@ def test_dataset_names() -> None:
         "dragon_tiger",
         "news",
     ]
-    with pytest.raises(InvalidArgumentsError, match="unknown dataset"):
+    with pytest.raises(InvalidArgumentsError, match="unknown dataset") as refused:
         dataset_list("quotes,../etc")
+    assert "did you mean" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("quote", "quotes"), ("valuations", "valuation"), ("dragon_tigers", "dragon-tiger")],
+)
+def test_a_misspelled_dataset_gets_a_did_you_mean(typed: str, meant: str) -> None:
+    from pitlake.serve.api.params import dataset_name
+
+    with pytest.raises(InvalidArgumentsError, match=f"did you mean '{meant}'"):
+        dataset_name(typed)
 
 
 @pytest.mark.parametrize(
