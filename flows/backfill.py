@@ -10,7 +10,7 @@ from pitlake.tasks.ingest import backfill_chunk, fail_chunk, finish_run, start_r
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
-from pitlake import schemas
+from pitlake import progress, schemas
 from pitlake.calendar import to_date
 from pitlake.pipeline.planning import check_datasets, chunks_for, month_chunks
 from pitlake.pipeline.resources import EnvSpec, new_run_id, release
@@ -65,6 +65,7 @@ def backfill(
             [d for d in names if d not in LATER and d not in STATES],
             [d for d in names if d in LATER and d not in STATES],
         )
+        progress.plan_chunks(sum(len(chunks_for(ds, lo, hi)) for ds in names))
         for stage in filter(None, stages):
             work = [(ds, c_lo, c_hi) for ds in stage for c_lo, c_hi in chunks_for(ds, lo, hi)]
             futures = [
@@ -75,6 +76,7 @@ def backfill(
                     outcomes += f.result()
                 except Exception as e:  # retries exhausted: the chunk's units end typed
                     outcomes += fail_chunk(spec, ds, c_lo, c_hi, syms, e, force)
+                progress.chunk_done(f"{ds} {c_lo}..{c_hi}")
         summary = summarize(outcomes)
         summary.scope = f"{lo}..{hi} in {len(chunks)} month chunk(s), run {spec.run_id}"
         if not outcomes:

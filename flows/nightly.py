@@ -11,7 +11,7 @@ from pitlake.tasks.ingest import fail_units, finish_run, ingest_unit, skip_datas
 from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
-from pitlake import schemas
+from pitlake import progress, schemas
 from pitlake.calendar import is_session, latest_closed_session, to_date
 from pitlake.pipeline.failures import chunk_failed
 from pitlake.pipeline.ledger import not_a_session
@@ -91,12 +91,14 @@ def _ingest_session(
     delay: float,
 ) -> list[UnitOutcome]:
     final: dict[str, UnitOutcome] = {}
+    progress.plan_chunks(len(names))  # one chunk per dataset tonight
     for wave in session_waves(names):  # per-symbol datasets after tonight's quotes
         try:
             final.update(_ingest_wave(spec, day, wave, syms, retries, delay))
         except Exception as e:  # planning the wave failed: its datasets say why
             for ds in wave:
                 final[ds] = chunk_failed(ds, day, day, syms, e, step="planning")
+                progress.chunk_done(f"{ds} {day}")
     return [final[ds] for ds in names]
 
 
@@ -115,10 +117,13 @@ def _ingest_wave(
     units = nightly_units(env_for(spec), day, names, syms)
     unit_task = ingest_unit.with_options(retries=max(0, retries), retry_delay_seconds=delay)
     futures = [unit_task.submit(spec, u, day, retries, delay) for u in units]
+    progress.plan(len(units))
     final: dict[str, UnitOutcome] = {}
     for unit, future in zip(units, futures, strict=True):
         try:
             final[unit.dataset] = future.result()
         except Exception as e:  # the unit task itself broke: the unit still ends typed
             final[unit.dataset] = fail_units(spec, [unit], e, "ingest")[0]
+        progress.advance()
+        progress.chunk_done(f"{unit.dataset} {day}")
     return final

@@ -7,13 +7,13 @@ import importlib
 import json
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from pitlake.commands import console
+from pitlake.commands.progress_view import ProgressView
 from pitlake.failures import EXIT_ENVIRONMENT
 from pitlake.preflight import LOGS_DIR, check_writable_lake
 from pitlake.statuses import RUN_DONE, LedgerStatus
@@ -123,7 +123,7 @@ def ingest(
             force=force,
             not_ready_retries=not_ready_retries,
             not_ready_delay=not_ready_delay,
-            show_progress=not as_json and sys.stderr.isatty(),
+            show_progress=ProgressView.mode_for(as_json),
             verbose=verbose,
         )
     except InvalidArgumentsError as e:
@@ -157,7 +157,7 @@ def _run(
     force: bool,
     not_ready_retries: int,
     not_ready_delay: float,
-    show_progress: bool,
+    show_progress: str,
     verbose: bool = False,
 ) -> tuple[dict[str, Any], str]:
     # Validate before paying for Prefect's start-up.
@@ -220,14 +220,14 @@ def _flow(
     force: bool,
     not_ready_retries: int,
     not_ready_delay: float,
-    show_progress: bool,
+    show_progress: str,
 ) -> tuple[Any, str]:
     """Run the flow; its final state (the summary itself is read from the catalog)."""
     if start and end:
         from pitlake.flows.backfill import backfill
 
         title = f"pitlake backfill {start}..{end}"
-        with _progress(show_progress, title):
+        with ProgressView(show_progress, title):
             state = backfill(
                 start=start,
                 end=end,
@@ -243,61 +243,19 @@ def _flow(
         from pitlake.flows.nightly import nightly
 
         title = f"pitlake nightly {date or '(latest closed session)'}"
-        state = nightly(
-            trade_date=date,
-            datasets=datasets,
-            symbols=symbols,
-            source=source,
-            lake=lake,
-            run_id=run_id,
-            not_ready_retries=not_ready_retries,
-            not_ready_delay_seconds=not_ready_delay,
-            return_state=True,
-        )
+        with ProgressView(show_progress, title):
+            state = nightly(
+                trade_date=date,
+                datasets=datasets,
+                symbols=symbols,
+                source=source,
+                lake=lake,
+                run_id=run_id,
+                not_ready_retries=not_ready_retries,
+                not_ready_delay_seconds=not_ready_delay,
+                return_state=True,
+            )
     return state, title
-
-
-class _progress:
-    """A rich progress bar fed by pitlake.progress (backfill units planned and done)."""
-
-    def __init__(self, enabled: bool, title: str) -> None:
-        self.enabled = enabled
-        self.title = title
-
-    def __enter__(self) -> _progress:
-        if not self.enabled:
-            return self
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        from pitlake import progress
-
-        self.bar = Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            transient=True,
-        )
-        self.task = self.bar.add_task(self.title, total=0)
-        self.bar.start()
-
-        def sink(done: int, more: int) -> None:
-            if more:
-                t = self.bar.tasks[0]
-                self.bar.update(self.task, total=(t.total or 0) + more)
-            if done:
-                self.bar.advance(self.task, done)
-
-        progress.set_sink(sink)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if not self.enabled:
-            return
-        from pitlake import progress
-
-        progress.set_sink(None)
-        self.bar.stop()
 
 
 class RunWithoutSummary(Exception):
