@@ -53,3 +53,43 @@ def test_only_a_holder_provably_dead_on_this_host_is_dead() -> None:
     assert not holder_is_dead(f"another-host-{os.getpid()}~999999999~abc")
     assert not holder_is_dead("host-a")  # a name without a pid
     assert holder_is_dead(f"{socket.gethostname()}~999999999~abc")  # no such pid
+
+
+def test_a_run_starting_releases_the_lease_rows_of_dead_holders(tmp_path: Path) -> None:
+    """A writer killed inside a partition hold leaves its row naming it as holder; a rerun
+    that does not write that partition (a dataset-wide write adding no rows there) would
+    never take it over. The next run's start releases it, keeping its token; a live
+    holder's row (ours) and another host's stay held."""
+    import socket
+
+    from sqlalchemy import select
+
+    from pitlake.lake.lease import partition_leases_table
+    from pitlake.pipeline.resources import RunEnv
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    elsewhere = f"not-{socket.gethostname()}~{proc.pid}~abcd"
+    with Catalog(lake_root=tmp_path) as cat:
+        ours = Leases(cat, ttl_s=600, heartbeat=False)
+        ours.acquire("quotes", "year=2024")
+        Leases(cat, ttl_s=600, heartbeat=False, holder=elsewhere).acquire("news", "month=2025-06")
+    env = RunEnv(tmp_path, source="replay:sample", run_id="rerun")
+    try:
+        with env.catalog.engine.connect() as conn:
+            rows = conn.execute(select(partition_leases_table)).all()
+    finally:
+        env.close()
+    held = {r.name: (r.holder, r.token) for r in rows}
+    assert held["quotes/year=2025"] == (None, 1)  # the dead holder's: released, token kept
+    assert held["quotes/year=2024"] == (ours.holder, 1)
+    assert held["news/month=2025-06"] == (elsewhere, 1)
