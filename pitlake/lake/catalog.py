@@ -261,12 +261,14 @@ class Catalog(LedgerRecords, CheckRecords):
             ).first()
         return self._run(row) if row else None
 
-    def runs(self, limit: int = 50) -> list[Run]:
-        """Newest first."""
-        stmt = (
-            select(*selected(runs_table, self.missing_columns))
-            .order_by(runs_table.c.started_at.desc(), runs_table.c.run_id.desc())
-            .limit(limit)
+    def runs(self, limit: int = 50, *, started_by: datetime | None = None) -> list[Run]:
+        """Newest first; with `started_by`, only runs started by then (a reader's cutoff: the
+        latest runs it may see, however many started later)."""
+        stmt = select(*selected(runs_table, self.missing_columns))
+        if started_by is not None:
+            stmt = stmt.where(runs_table.c.started_at <= to_utc_naive(started_by))
+        stmt = stmt.order_by(runs_table.c.started_at.desc(), runs_table.c.run_id.desc()).limit(
+            limit
         )
         with self._tx() as conn:
             return [self._run(r) for r in conn.execute(stmt)]

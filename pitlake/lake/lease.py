@@ -152,6 +152,8 @@ class Coordinator(Protocol):
 
     def hold(self, dataset: str, partition: str) -> AbstractContextManager[Holding]: ...
 
+    def release_dead_holders(self) -> int: ...
+
 
 def _record(catalog: Catalog, conn: Connection, values: dict[str, Any]) -> None:
     """Upsert one partition-file record on `conn`, inside the caller's transaction."""
@@ -244,6 +246,10 @@ class AdvisoryLocks:
                     ) from exc
                 raise
             yield _AdvisoryHolding(self.catalog, conn, key, lease_name(dataset, partition))
+
+    def release_dead_holders(self) -> int:
+        """Nothing to release: a killed writer's session ends and PostgreSQL drops its lock."""
+        return 0
 
 
 # ---------------------------------------------------------------- SQLite and others: leases
@@ -371,6 +377,28 @@ class Leases:
                 .values(holder=self.holder, token=token, expires_at=expires)
             )
             return _LeaseHolding(self, name, token)
+
+    def release_dead_holders(self) -> int:
+        """Release every lease row whose holder is provably dead on this host (a writer
+        SIGKILLed inside a partition hold): the row would otherwise name the dead process as
+        holder until some writer happens to want that partition. The row stays, its holder
+        cleared as a normal release does, so the fencing token keeps growing. Returns how
+        many rows were released."""
+        t = partition_leases_table.c
+        with self.engine.connect() as conn:
+            held = conn.execute(
+                select(t.name, t.holder, t.token).where(t.holder.is_not(None))
+            ).all()
+        dead = [r for r in held if holder_is_dead(r.holder)]
+        released = 0
+        for row in dead:
+            with leases_tx(self.engine) as conn:
+                released += conn.execute(
+                    update(partition_leases_table)
+                    .where(t.name == row.name, t.token == row.token, t.holder == row.holder)
+                    .values(holder=None, expires_at=_naive_utc(self.clock()))
+                ).rowcount
+        return released
 
     def acquire(self, dataset: str, partition: str) -> _LeaseHolding:
         waited = 0.0

@@ -13,6 +13,7 @@ import os
 import socket
 import threading
 import uuid
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -41,6 +42,31 @@ def shown_status(run: Run, at: datetime | None = None) -> str:
     if last is not None and when - last > ABANDONED_AFTER:
         return ABANDONED
     return RUNNING
+
+
+@dataclass(frozen=True)
+class RunAsOf:
+    """A run as a reader at a cutoff sees it: `run` as it stood then (one that ended after the
+    cutoff is RUNNING, without its end or summary), its shown status, and for an ABANDONED
+    one when it was last alive (by the cutoff)."""
+
+    run: Run
+    status: str
+    last_alive: datetime | None
+
+
+def as_of(run: Run, cutoff: datetime, *, current: bool = False) -> RunAsOf | None:
+    """The run as it stood at `cutoff`; None for a run started after it (not known then).
+    `current`: the cutoff is now, so a dead pid on this host counts too (a past cutoff is
+    judged by the heartbeats before it alone)."""
+    if run.started_at > cutoff:
+        return None
+    if run.ended_at is not None and run.ended_at > cutoff:
+        run = replace(run, status=RUNNING, ended_at=None, summary=None)
+    if run.alive_at is not None and run.alive_at > cutoff:
+        run = replace(run, alive_at=cutoff)  # it was alive at the cutoff: no later beat shown
+    status = shown_status(run, None if current else cutoff)
+    return RunAsOf(run, status, run.alive_at if status == ABANDONED else None)
 
 
 class Heartbeat:

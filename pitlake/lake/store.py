@@ -352,13 +352,16 @@ class LakeStore:
         if holding is not None:
             holding.verify()  # a lost lease stops here: no write, no record
         self._put(path, data, expect=etag)
-        kill_point("after_rename")  # the kill suite's point before the catalog record
         sha = hashlib.sha256(data).hexdigest()
         if holding is not None:
+            # The kill suite's point between the rename and the record: nothing lies between.
+            kill_point("after_rename", "before_record")
             holding.record_partition_file(
                 schema.name, value, str(path), rows, sha, run_id=result.run_id
             )
             kill_point("after_record")
+        else:
+            kill_point("after_rename")  # recorded by the caller, after the whole write
         result.partitions.append(PartitionFile(value, path, rows, sha))
         result.written.append(value)
         result.rows_added += len(added)

@@ -149,9 +149,11 @@ def _write_group(
     result = env.store.write(ds, frame, run_id=env.run_id, ingested_at=now_beijing())
     for p in result.partitions:
         if p.value in result.written and not result.recorded:  # recorded inside the hold
+            kill_point("before_record")
             env.catalog.record_partition_file(
                 ds, p.value, p.path, p.rows, p.sha256, run_id=env.run_id
             )
+            kill_point("after_record")
     spec = schemas.get(ds)
     if spec.one_vendor_per_symbol:
         env.note_series_owners(ds, frame)

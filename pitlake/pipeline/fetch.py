@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from pitlake.calendar import now_beijing
+from pitlake.lake.killpoints import kill_point
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch, Unit
 from pitlake.vendors.base import FetchRequest, RawResponse
@@ -29,6 +30,7 @@ def fetch(env: RunEnv, unit: Unit) -> Batch:
     if env.capture_raw and route.raws:
         keep_raw(env, route.raws)
     route.raws = []  # kept in the raw zone (or replayable); don't carry them further
+    kill_point("after_fetch")  # the kill suite's point: the answer in hand, nothing gated
     return Batch(unit, route, fetched_at)
 
 

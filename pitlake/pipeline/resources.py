@@ -62,6 +62,8 @@ class RunEnv:
         # Each partition's read-merge-write-record also holds the partition in the catalog, so
         # ingest hosts sharing it cannot lose each other's rows (pitlake.lake.lease).
         self.store.coordinator = coordinator_for(self.catalog)
+        # A writer killed inside a partition hold leaves its lease row naming it (issue 32).
+        self.store.coordinator.release_dead_holders()
         extend_calendar_from_lake(self.store)  # sessions past the offline calendar, if stored
         self.store.sweep_orphans()  # temp files of writers killed mid-write (logged)
         # A writer killed between a file's rename and its catalog record (issue 32 item 2).

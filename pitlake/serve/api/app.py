@@ -47,6 +47,8 @@ from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.serve.api.origins import HostAndSite
 from pitlake.serve.api.redact import install_log_redaction
 from pitlake.serve.api.routes import Pin, dataset_routes
+from pitlake.serve.api.runs import DEFAULT_LIMIT as RUNS_DEFAULT_LIMIT
+from pitlake.serve.api.runs import MAX_LIMIT as RUNS_MAX_LIMIT
 from pitlake.serve.api.service import Answer, QueryService, lake_missing
 from pitlake.serve.api.timing import ServerTiming
 from pitlake.statuses import ResultStatus
@@ -198,6 +200,19 @@ def _router(service: QueryService) -> APIRouter:
         """Per dataset: the latest successful fetch in the ledger (as recorded by the as-of)
         against the latest closed session, and the lag in sessions."""
         return respond(service.status(as_of=as_of, pin=x_pitlake_pin))
+
+    @r.get("/runs", response_model=Envelope, summary="Ingest runs as of the cutoff")
+    def runs(
+        as_of: AsOf = None,
+        x_pitlake_pin: Pin = None,
+        limit: Annotated[
+            int, Query(ge=1, le=RUNS_MAX_LIMIT, description="How many runs (newest first).")
+        ] = RUNS_DEFAULT_LIMIT,
+    ) -> Response:
+        """The latest runs started by the as-of, each as it stood then: one that ended after
+        it is RUNNING, without its end; a RUNNING run whose process is gone is ABANDONED, with
+        `last_alive`. `recorded_status` is what the run's row said at the as-of."""
+        return respond(service.runs(as_of=as_of, pin=x_pitlake_pin, limit=limit))
 
     return r
 

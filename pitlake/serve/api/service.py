@@ -306,3 +306,11 @@ class QueryService:
         from pitlake.serve.api.freshness import status
 
         return status(self, as_of=as_of, pin=pin)
+
+    def runs(
+        self, *, as_of: str | None = None, pin: str | None = None, limit: int | None = None
+    ) -> Answer:
+        """The ingest runs as known at the cutoff (pitlake.serve.api.runs)."""
+        from pitlake.serve.api.runs import DEFAULT_LIMIT, runs
+
+        return runs(self, as_of=as_of, pin=pin, limit=DEFAULT_LIMIT if limit is None else limit)

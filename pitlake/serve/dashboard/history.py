@@ -4,7 +4,6 @@ quarantined batches, and recent runs."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,8 @@ from typing import Any
 from pitlake.calendar import beijing
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.catalog_values import ValidationRecord
-from pitlake.lake.run_liveness import ABANDONED, shown_status
+from pitlake.lake.run_liveness import ABANDONED
+from pitlake.lake.run_liveness import as_of as run_as_of
 from pitlake.pit import iso_beijing
 from pitlake.serve.dashboard.coverage import trace_text
 
@@ -215,13 +215,11 @@ def runs(
     one whose process is gone ABANDONED, with when it was last alive (`current`: the cutoff
     is now, so a dead pid on this host counts too)."""
     out = []
-    for r in catalog.runs(limit):
-        if r.started_at > cutoff:
+    for found in catalog.runs(limit, started_by=cutoff):
+        seen = run_as_of(found, cutoff, current=current)
+        if seen is None:
             continue
-        if r.ended_at is not None and r.ended_at > cutoff:
-            r = replace(r, status="RUNNING", ended_at=None, summary=None)
-        alive_at = r.alive_at if r.alive_at is None or r.alive_at <= cutoff else cutoff
-        status = shown_status(replace(r, alive_at=alive_at), None if current else cutoff)
+        r, status = seen.run, seen.status
         seconds = (r.ended_at - r.started_at).total_seconds() if r.ended_at else None
         summary = r.summary or {}
         datasets = []
@@ -254,7 +252,7 @@ def runs(
                 "flow": r.flow,
                 "status": status,
                 "started_at": iso_beijing(r.started_at),
-                "last_alive": shown_instant(alive_at, cutoff) if status == ABANDONED else None,
+                "last_alive": iso_beijing(seen.last_alive) if seen.last_alive else None,
                 "ended_at": iso_beijing(r.ended_at) if r.ended_at else None,
                 "duration_s": seconds,
                 "duration": duration_text(seconds)
