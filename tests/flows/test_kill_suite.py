@@ -58,7 +58,7 @@ class Ingest:
     stderr: str
 
 
-def _ingest(lake: Path, prefect: dict[str, str], **extra: str) -> Ingest:
+def _ingest(lake: Path, prefect: dict[str, str], *, as_json: bool = True, **extra: str) -> Ingest:
     env = {
         k: v
         for k, v in os.environ.items()
@@ -67,7 +67,8 @@ def _ingest(lake: Path, prefect: dict[str, str], **extra: str) -> Ingest:
     env.update(prefect, **extra)
     t0 = time.monotonic()
     proc = subprocess.Popen(
-        [*INGEST, "--start", START, "--end", END, "--lake", str(lake), "--json"],
+        [*INGEST, "--start", START, "--end", END, "--lake", str(lake)]
+        + (["--json"] if as_json else []),
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -115,7 +116,10 @@ def suite(
 ) -> Iterator[Suite]:
     root = tmp_path_factory.mktemp("kill-suite")
     with ThreadPoolExecutor(PARALLEL) as pool:
-        clean = pool.submit(_ingest, root / "clean", prefect_server)
+        # the clean run as a cron job sees it: no terminal, the table, progress lines on stderr
+        clean = pool.submit(
+            _ingest, root / "clean", prefect_server, as_json=False, PITLAKE_PROGRESS_INTERVAL="1"
+        )
         pairs = {p: pool.submit(_kill_then_rerun, p, root / p, prefect_server) for p in KILL_AT_NTH}
         got = Suite(root / "clean", clean.result(), {p: f.result() for p, f in pairs.items()})
     assert got.clean_run.returncode == 0, got.clean_run.stderr[-3000:]
@@ -242,3 +246,12 @@ def test_the_killed_run_is_shown_abandoned(suite: Suite, point: str) -> None:
     assert killed["last_alive"] is not None
     ((_, rerun),) = shown.items()
     assert rerun["status"] == "COMPLETED"
+
+
+def test_an_ingest_without_a_terminal_prints_progress_lines(suite: Suite) -> None:
+    """Issue 30: with no TTY an ingest printed nothing for its whole run."""
+    lines = [ln for ln in suite.clean_run.stderr.splitlines() if " chunks, " in ln]
+    assert lines, suite.clean_run.stderr[-2000:]
+    total = {ln.split(" chunks, ")[0].rsplit("/", 1)[1] for ln in lines}
+    assert len(total) == 1  # the chunk total is known from the first line on, never grows
+    assert all(f"pitlake backfill {START}..{END}: " in ln for ln in lines)
