@@ -16,6 +16,7 @@ from pitlake.limit_rules import with_lookback
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch
 from pitlake.read.engine import DuckReader
+from pitlake.read.issue_prices import issue_prices
 from pitlake.read.readers.state import rows_by
 from pitlake.schemas import Kind
 
@@ -73,7 +74,24 @@ def _states_for(
         return {}
     days = [expected] if expected else sessions_between(*window) if window else []
     st, listed = day_states(env, with_lookback(days))  # a listing's age counts from before
-    return {"st_symbols": st, "new_listings": listed, "listing_ages_known": master_stored(env)}
+    return {
+        "st_symbols": st,
+        "new_listings": listed,
+        "listing_ages_known": master_stored(env),
+        "issue_prices": stored_issue_prices(env, listed),
+    }
+
+
+def stored_issue_prices(env: RunEnv, listed: dict[str, date]) -> dict[str, float]:
+    """The stored issue prices of the codes listed in the window (everything stored: the
+    gate's best knowledge, as for the master's states)."""
+    if not listed:
+        return {}
+    reader = DuckReader(env.store.fs.fs if isinstance(env.store.fs, ObjectFS) else None)
+    try:
+        return issue_prices(env.store, reader, listed, None)
+    finally:
+        reader.close()
 
 
 def master_stored(env: RunEnv) -> bool:
