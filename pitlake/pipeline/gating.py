@@ -179,7 +179,8 @@ def gate(
             aligned = check_alignment(frames, align_on, run_id=env.run_id)
             checked = {**_stored_bars(env, frames, align_on), **frames}
             states = day_states(env, with_lookback([align_on])) if _crossed(frames) else ({}, {})
-            crossed = check_limits(checked, run_id=env.run_id, states=states)  # vs the bars
+            issue = stored_issue_prices(env, states[1])
+            crossed = check_limits(checked, run_id=env.run_id, states=states, issue_prices=issue)
             for i in live:
                 for found in (aligned, crossed):
                     v = found.get(batches[i].unit.dataset)
@@ -250,7 +251,8 @@ def _cross_check_window(
         return
     states = day_states(env, with_lookback(sessions_between(*window)))
     frames = {ds: [batches[i].frame for i in idx] for ds, idx in lists.items()}
-    found = check_window(frames, bars, run_id=env.run_id, states=states)
+    issue = stored_issue_prices(env, states[1])
+    found = check_window(frames, bars, run_id=env.run_id, states=states, issue_prices=issue)
     for ds, idx in lists.items():
         for i, v in zip(idx, found.get(ds, [None] * len(idx)), strict=True):
             if v is not None and verdicts[i] is not None:
