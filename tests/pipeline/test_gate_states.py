@@ -138,3 +138,12 @@ def test_the_gate_judges_a_first_day_on_the_stored_issue_price(ipo_env: RunEnv) 
     # no issue price stored: the first day's limit is unknown, so nothing is checked
     assert _judged(ipo_env, UNPRICED, 14.41).outcome is Outcome.PASS
     assert _judged(ipo_env, UNPRICED, 20.00).outcome is Outcome.PASS
+
+
+def test_the_issue_prices_are_ingested_with_the_master_before_the_bars() -> None:
+    from pitlake import schemas
+    from pitlake.pipeline.planning import session_waves
+
+    first, *later = session_waves(list(schemas.NIGHTLY_DATASETS))
+    assert first == ["securities", "new_shares"] == list(schemas.GATE_FACT_DATASETS)
+    assert all("new_shares" not in wave for wave in later)
