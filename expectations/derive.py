@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from pitlake.calendar import BEIJING, is_session
 from pitlake.errors import InvalidArgumentsError
-from pitlake.limits import row_limit_prices, row_regimes
+from pitlake.limits import issue_price_rows, row_limit_prices, row_regimes, with_issue_prices
 from pitlake.pit import is_quarter_end, latest_admissible_known_at, statutory_deadline
 
 DQ_PREFIX = "_dq_"
@@ -141,14 +141,19 @@ def price_move_columns(
     *,
     in_prices: bool,
     ages_known: bool = True,
+    issue_prices: Mapping[str, float] | None = None,
 ) -> dict[str, object]:
     """Observed vs allowed, by the limit in force on each row (pitlake.limits.row_regimes:
     NaN, so no check, on a no-limit session or where the limit is unknown). With prices
     (`in_prices`) the move is how far the close, high or low lies past the limit price
     (元; ≤ 0 inside), allowed half a tick: one tick past it is impossible data. A bar without
     pre_close takes its reference from pct_chg, whose rounding widens the allowance. A list
-    with only pct_chg compares |pct_chg| with the ratio in percent points plus a tick."""
+    with only pct_chg compares |pct_chg| with the ratio in percent points plus a tick. An
+    approval-regime first day is judged on its code's issue price (`issue_prices`), and not
+    at all without one (unknown)."""
     regime = row_regimes(frame, day, st_symbols, new_listings, ages_known=ages_known)
+    issue = issue_price_rows(frame, regime, issue_prices)
+    regime = with_issue_prices(regime, issue)
     close, pct = _numeric(frame, "close"), _numeric(frame, "pct_chg")
     with np.errstate(invalid="ignore", divide="ignore"):
         ref_from_pct = close / (1.0 + pct / 100.0)
@@ -156,7 +161,7 @@ def price_move_columns(
             given = _numeric(frame, "pre_close")
             has_ref = ~np.isnan(given) & (given > 0)
             ref = np.where(has_ref, given, np.round(ref_from_pct, 2))
-            up, down = row_limit_prices(ref, regime)
+            up, down = row_limit_prices(ref, regime, issue)
             high, low = _numeric(frame, "high"), _numeric(frame, "low")
             past = np.fmax(np.fmax(close - up, down - close), np.fmax(high - up, down - low))
             move = np.where(np.isnan(up) | np.isnan(down), np.nan, past)

@@ -230,6 +230,7 @@ def _moves(in_prices: bool) -> Derive:
             ctx.new_listings,
             in_prices=in_prices,
             ages_known=ctx.listing_ages_known,
+            issue_prices=ctx.issue_prices,
         )
 
     return derive

@@ -92,14 +92,15 @@ def pool_differences(
     st: frozenset[str],
     prices: pd.DataFrame | None,
     states: States = NO_STATES,
+    issue_prices: Mapping[str, float] | None = None,
 ) -> list[str]:
     """'<pool> <code> <date>: listed by the vendor, not in the bars' (or the reverse), for
     the sessions the vendor's batch is about (codes ST that session left out: the vendors
-    list no ST)."""
+    list no ST; an approval-regime first day judged on `issue_prices`)."""
     days = set(pd.to_datetime(vendor["trade_date"]).dt.date)
     today = bars[pd.to_datetime(bars["trade_date"]).dt.date.isin(days)]
     st_days, listed = states
-    derived = limits.classify(today, st_days or st, listed, prices)
+    derived = limits.classify(today, st_days or st, listed, prices, issue_prices=issue_prices)
     derived = derived[derived["pool"].notna()]
     derived = derived[~_st_on(st, states, derived)]
     mine, theirs = _keyed(derived), _keyed(vendor[~_st_on(st, states, vendor)])
@@ -109,18 +110,30 @@ def pool_differences(
 
 
 def _fits(
-    vendor: pd.DataFrame, day: np.ndarray, pre: np.ndarray, st: object, listed: object
+    vendor: pd.DataFrame,
+    day: np.ndarray,
+    pre: np.ndarray,
+    st: object,
+    listed: object,
+    issue_prices: Mapping[str, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(fits, judged, rule up, rule down): the published prices against the rule's."""
+    """(fits, judged, rule up, rule down): the published prices against the rule's (an
+    approval-regime first day on its issue price; not judged without one)."""
     regime = limits.row_regimes(vendor, day, st, listed)  # type: ignore[arg-type]
-    up, down = limits.row_limit_prices(pre, regime)
+    issue = limits.issue_price_rows(vendor, regime, issue_prices)
+    regime = limits.with_issue_prices(regime, issue)
+    up, down = limits.row_limit_prices(pre, regime, issue)
     ok = (np.abs(vendor["up_limit"].to_numpy(float) - up) < limits.HALF_TICK) & (
         np.abs(vendor["down_limit"].to_numpy(float) - down) < limits.HALF_TICK
     )
     return ok, ~np.isnan(up), up, down
 
 
-def price_differences(vendor: pd.DataFrame, states: States = NO_STATES) -> list[str]:
+def price_differences(
+    vendor: pd.DataFrame,
+    states: States = NO_STATES,
+    issue_prices: Mapping[str, float] | None = None,
+) -> list[str]:
     """Codes whose published limit prices are not the rule's, each with both pairs. With the
     master's states (ST days, first trading days) each row is judged by its own ST state and
     listing age; without them a price that is the rule's as ST or as not ST is accepted."""
@@ -128,7 +141,7 @@ def price_differences(vendor: pd.DataFrame, states: States = NO_STATES) -> list[
     pre = pd.to_numeric(vendor["pre_close"], errors="coerce").to_numpy(float)
     st_days, listed = states
     if st_days or listed:
-        fits, judged, up, down = _fits(vendor, day, pre, st_days, listed)
+        fits, judged, up, down = _fits(vendor, day, pre, st_days, listed, issue_prices)
         labels = np.where(_st_on(frozenset(), states, vendor), "ST", "not ST")
     else:
         fits, judged, up, down = _fits(vendor, day, pre, frozenset(), frozenset())
@@ -153,10 +166,12 @@ def check_limits(
     run_id: str = "",
     at: datetime | None = None,
     states: States = NO_STATES,
+    issue_prices: Mapping[str, float] | None = None,
 ) -> dict[str, Verdict]:
     """A verdict (pass, or warn naming every differing code) per batch whose spec names a
     `bars_check`, when the run also fetched the bars. `states` (symbol → its ST days, symbol
-    → its first trading day: the stored master's) judge each code by its state that day."""
+    → its first trading day: the stored master's) judge each code by its state that day,
+    `issue_prices` (the stored new shares') an approval-regime first day."""
     at = at or utc_now()
     bars = batches.get(UNIVERSE_SOURCE)
     if bars is None or bars.empty:
@@ -172,10 +187,10 @@ def check_limits(
         if not kind or frame.empty:
             continue
         if kind == POOLS_CHECK:
-            found = pool_differences(frame, bars, st, prices, states)
+            found = pool_differences(frame, bars, st, prices, states, issue_prices)
             what = "the vendor's limit pools match the pools derived from the run's bars"
         else:
-            found = price_differences(frame, states)
+            found = price_differences(frame, states, issue_prices)
             what = "the vendor's limit prices are the rule's (previous close × (1 ± ratio))"
         out[name] = _verdict(name, frame, found, what, run_id, at)
     return out
@@ -188,6 +203,7 @@ def check_window(
     run_id: str = "",
     at: datetime | None = None,
     states: States = NO_STATES,
+    issue_prices: Mapping[str, float] | None = None,
 ) -> dict[str, list[Verdict | None]]:
     """A backfill's cross-check: each vendor-list batch (dataset → its batches, in order)
     against the window's bars of its own sessions, as `check_limits` does for one night (the
@@ -217,7 +233,9 @@ def check_window(
                 run[next(n for n in batches if SCHEMAS[n].bars_check == PRICES_CHECK)] = pd.concat(
                     given, ignore_index=True
                 )
-            found = check_limits(run, run_id=run_id, at=at, states=states)
+            found = check_limits(
+                run, run_id=run_id, at=at, states=states, issue_prices=issue_prices
+            )
             verdicts.append(found.get(name))
         out[name] = verdicts
     return out

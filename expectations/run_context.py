@@ -4,7 +4,7 @@ facts), shared by the batch checks, their findings and the run-level alignment."
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from pitlake.calendar import beijing, to_date
@@ -34,6 +34,9 @@ class RunContext:
     new_listings: Collection[str] | Mapping[str, date] = frozenset()
     # False when the lake holds no security master: listing ages, and so limits, unknown.
     listing_ages_known: bool = True
+    # symbol → its issue price (元), the base of an approval-regime first day's limits
+    # (the stored new shares'); a first day without one has an unknown limit, not checked.
+    issue_prices: Mapping[str, float] = field(default_factory=dict)
     row_count_floor: float | None = None  # overrides the spec's row_count_floor
     validated_at: datetime | None = None  # the verdict's clock; now when None
 

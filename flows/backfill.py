@@ -17,10 +17,11 @@ from pitlake.pipeline.resources import EnvSpec, new_run_id, release
 from pitlake.pipeline.summary import summarize
 from pitlake.pipeline.units import UnitOutcome
 
-# The master first (the gate reads its states, and per-symbol datasets, statements and
-# news, ask about its symbols), then the trade-dated datasets and the calendar.
+# The master and the issue prices first (the gate reads the master's states and the issue
+# prices, and per-symbol datasets, statements and news, ask about the master's symbols),
+# then the trade-dated datasets and the calendar.
 LATER = schemas.LATER_STAGE
-STATES = schemas.STATE_DATASETS
+STATES = schemas.GATE_FACT_DATASETS
 
 
 @flow(name="backfill", task_runner=runtime.task_runner(), validate_parameters=True)

@@ -225,6 +225,39 @@ def _previous_close(close: np.ndarray, codes: np.ndarray, day: np.ndarray) -> np
     return out
 
 
+def issue_price_rows(
+    frame: pd.DataFrame, regime: rules.Regimes, issue_prices: Mapping[str, float] | None
+) -> np.ndarray | None:
+    """Per row: its code's issue price on an approval-regime first day (NaN elsewhere and
+    where none is given); None when no row needs one."""
+    if not regime.on_issue.any():
+        return None
+    if not issue_prices:
+        return np.full(len(frame), np.nan)
+    found = frame["symbol"].astype(object).map(issue_prices)
+    price = pd.to_numeric(found, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    return np.where(regime.on_issue, price, np.nan)
+
+
+def with_issue_prices(regime: rules.Regimes, issue_price: np.ndarray | None) -> rules.Regimes:
+    """The regimes with an approval-regime first day whose issue price is unknown (missing or
+    not positive) made UNKNOWN: its limit is never guessed from the previous close."""
+    if not regime.on_issue.any():
+        return regime
+    issue = np.full(len(regime.state), np.nan) if issue_price is None else issue_price
+    with np.errstate(invalid="ignore"):
+        missing = regime.on_issue & ~(issue > 0)
+    if not missing.any():
+        return regime
+    nan = np.where(missing, np.nan, 0.0)
+    return rules.Regimes(
+        np.where(missing, np.int8(rules.State.UNKNOWN), regime.state).astype(np.int8),
+        regime.up + nan,
+        regime.down + nan,
+        regime.on_issue & ~missing,
+    )
+
+
 def row_limit_prices(
     pre_close: np.ndarray, regime: rules.Regimes, issue_price: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -308,9 +341,8 @@ def classify(
     close = _numbers(out, "close")
     pre = _reference(out, close, day, factors)
     regime = row_regimes(out, day, st_symbols, new_listings)
-    issue = None
-    if issue_prices and regime.on_issue.any():
-        issue = out["symbol"].astype(object).map(issue_prices).to_numpy(float, na_value=np.nan)
+    issue = issue_price_rows(out, regime, issue_prices)
+    regime = with_issue_prices(regime, issue)
     rule_up, rule_down = row_limit_prices(pre, regime, issue)
     up, down = rule_up, rule_down
     extra: dict[str, object] = {}

@@ -19,10 +19,11 @@ from pitlake.calendar import (
     EX_DATE_OPEN,
     LIMITS_PUBLISHED,
     SESSION_CLOSE,
+    XSHG,
     at_beijing,
     to_date,
 )
-from pitlake.errors import InvalidArgumentsError
+from pitlake.errors import CalendarRangeError, InvalidArgumentsError
 
 END_OF_DAY = time(23, 59, 59, 999999)
 
@@ -420,6 +421,46 @@ def rule_state_intervals(frame: pd.DataFrame, fetched_at: datetime):
     limit = latest_admissible_known_at(basis, fetched_at)
     undated = frame["undated"].fillna(False).astype(bool)
     late = undated | (known > limit) | (basis.eq(KnownAtBasis.IN_FORCE.value) & (known > seen))
+    known = known.where(~late, seen)
+    basis = basis.where(~late, KnownAtBasis.FIRST_SEEN.value)
+    return known.astype(KNOWN_AT_DTYPE), basis
+
+
+def _session_after(day: date) -> date | None:
+    """The XSHG session after `day`, None outside the known calendar (never guessed)."""
+    try:
+        return XSHG.next_session(day)
+    except (CalendarRangeError, InvalidArgumentsError):
+        return None
+
+
+def rule_issue_terms(frame: pd.DataFrame, fetched_at: datetime):
+    """An IPO's terms (issue price, amounts, 中签率), known at the end of the session after
+    the subscription day `ipo_date` (T+1, basis `announcement`), never later than its
+    listing day's call auction (`list_date` 09:15, basis `in_force`: the price is the first
+    day's limit base on the exchange's screens then).
+
+    Why T+1: the issue price is in the 发行公告, published the session before subscription
+    (T-1), but a row also carries the 中签率 and online amounts of the 网上中签率公告 (T+1),
+    so dating the row by T+1 is late for the price and never early for any value. A row
+    without an issue price (not priced yet), one whose ipo_date lies outside the calendar
+    without a listing day, or one whose date would lie after the fetch (decision 1's
+    same-day rule for the date-only basis) is known when first seen (`first_seen`).
+    Expects ipo_date, list_date and issue_price."""
+    seen = _fetched(frame, fetched_at)
+    if not len(frame):
+        return seen, _const(frame, KnownAtBasis.FIRST_SEEN)
+    ipo = pd.to_datetime(frame["ipo_date"])
+    after = ipo.map(lambda d: pd.NaT if pd.isna(d) else _session_after(d.date()))
+    announced = _dates_at(pd.to_datetime(after), END_OF_DAY).astype(KNOWN_AT_DTYPE)
+    listing = _dates_at(pd.to_datetime(frame["list_date"]), EX_DATE_OPEN).astype(KNOWN_AT_DTYPE)
+    use_listing = listing.notna() & (announced.isna() | (listing < announced))
+    known = announced.where(~use_listing, listing)
+    basis = pd.Series(KnownAtBasis.ANNOUNCEMENT.value, index=frame.index, dtype="string")
+    basis = basis.where(~use_listing, KnownAtBasis.IN_FORCE.value)
+    priced = pd.to_numeric(frame["issue_price"], errors="coerce").gt(0)
+    limit = latest_admissible_known_at(basis, fetched_at)
+    late = ~priced | known.isna() | (known > limit)
     known = known.where(~late, seen)
     basis = basis.where(~late, KnownAtBasis.FIRST_SEEN.value)
     return known.astype(KNOWN_AT_DTYPE), basis

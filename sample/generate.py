@@ -35,6 +35,7 @@ from pitlake.schemas.index_quotes import INDICES
 from pitlake.symbols import parse
 
 import limit_pools_tables  # noqa: E402  (sample/ is this script's own directory)
+import new_shares_tables  # noqa: E402
 
 SEED = 20250630
 WINDOW_START = date(2025, 4, 1)
@@ -1506,6 +1507,7 @@ def generate(root: Path) -> list[Path]:
     )
     index_members_tables.render(out)
     limit_pools_tables.render(out, ISSUERS, bars, (WINDOW_START, WINDOW_END))
+    new_shares_tables.render(out, securities_tables.LIST_DATES)
     return sorted(p for v in ("tushare", "akshare") for p in (root / v).iterdir())
 
 

@@ -12,6 +12,7 @@ from pitlake.schemas import (
     index_quotes,
     limit_pools,
     limit_prices,
+    new_shares,
     news,
     quotes,
     securities,
@@ -36,6 +37,7 @@ SCHEMAS: dict[str, Dataset] = {
         index_members,
         limit_prices,
         limit_pools,
+        new_shares,
     )
 }
 DATASETS: tuple[str, ...] = tuple(SCHEMAS)
@@ -62,6 +64,12 @@ LATER_STAGE: tuple[str, ...] = tuple(
 # State datasets (the security master): the gate judges other datasets' rows with their
 # states (ST flags, new listings), so runs ingest them first.
 STATE_DATASETS: tuple[str, ...] = of_kind(Kind.STATE)
+# The dataset holding listings' issue prices (the base of an approval-regime first day's
+# limits): the gate and the derived market read it (pitlake.read.issue_prices).
+(ISSUE_PRICES,) = (d for d, s in SCHEMAS.items() if s.issue_price_column)
+# Datasets the gate reads facts from (the master's states, the issue prices): runs ingest
+# them first, before the bars they judge.
+GATE_FACT_DATASETS: tuple[str, ...] = (*STATE_DATASETS, ISSUE_PRICES)
 # What a backfill can write: the nightly datasets, then the backfill-only ones.
 BACKFILL_DATASETS: tuple[str, ...] = (
     *NIGHTLY_DATASETS,
@@ -122,6 +130,8 @@ __all__ = [
     "BITEMPORAL_FIELDS",
     "DATASETS",
     "DEFAULT_CHAINS",
+    "GATE_FACT_DATASETS",
+    "ISSUE_PRICES",
     "LATER_STAGE",
     "NIGHTLY_DATASETS",
     "ONE_VENDOR_SERIES",

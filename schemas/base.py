@@ -165,6 +165,10 @@ class Dataset:
     # "pools" (a vendor's limit pools) or "prices" (a vendor's limit prices); a difference is a
     # warning naming each code. Empty: none.
     bars_check: str = ""
+    # The column of its rows that is a listing's issue price (元): the base of an
+    # approval-regime first day's limits (pitlake.limits), read by the gate and the derived
+    # market at their cutoffs. Empty: none.
+    issue_price_column: str = ""
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()

@@ -16,6 +16,7 @@ from pitlake.limit_rules import with_lookback
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch
 from pitlake.read.engine import DuckReader
+from pitlake.read.issue_prices import issue_prices
 from pitlake.read.readers.state import rows_by
 from pitlake.schemas import Kind
 
@@ -73,7 +74,24 @@ def _states_for(
         return {}
     days = [expected] if expected else sessions_between(*window) if window else []
     st, listed = day_states(env, with_lookback(days))  # a listing's age counts from before
-    return {"st_symbols": st, "new_listings": listed, "listing_ages_known": master_stored(env)}
+    return {
+        "st_symbols": st,
+        "new_listings": listed,
+        "listing_ages_known": master_stored(env),
+        "issue_prices": stored_issue_prices(env, listed),
+    }
+
+
+def stored_issue_prices(env: RunEnv, listed: dict[str, date]) -> dict[str, float]:
+    """The stored issue prices of the codes listed in the window (everything stored: the
+    gate's best knowledge, as for the master's states)."""
+    if not listed:
+        return {}
+    reader = DuckReader(env.store.fs.fs if isinstance(env.store.fs, ObjectFS) else None)
+    try:
+        return issue_prices(env.store, reader, listed, None)
+    finally:
+        reader.close()
 
 
 def master_stored(env: RunEnv) -> bool:
@@ -161,7 +179,8 @@ def gate(
             aligned = check_alignment(frames, align_on, run_id=env.run_id)
             checked = {**_stored_bars(env, frames, align_on), **frames}
             states = day_states(env, with_lookback([align_on])) if _crossed(frames) else ({}, {})
-            crossed = check_limits(checked, run_id=env.run_id, states=states)  # vs the bars
+            issue = stored_issue_prices(env, states[1])
+            crossed = check_limits(checked, run_id=env.run_id, states=states, issue_prices=issue)
             for i in live:
                 for found in (aligned, crossed):
                     v = found.get(batches[i].unit.dataset)
@@ -232,7 +251,8 @@ def _cross_check_window(
         return
     states = day_states(env, with_lookback(sessions_between(*window)))
     frames = {ds: [batches[i].frame for i in idx] for ds, idx in lists.items()}
-    found = check_window(frames, bars, run_id=env.run_id, states=states)
+    issue = stored_issue_prices(env, states[1])
+    found = check_window(frames, bars, run_id=env.run_id, states=states, issue_prices=issue)
     for ds, idx in lists.items():
         for i, v in zip(idx, found.get(ds, [None] * len(idx)), strict=True):
             if v is not None and verdicts[i] is not None:

@@ -69,16 +69,17 @@ def own_symbols(dataset: str, symbols: tuple[str, ...] | None) -> tuple[str, ...
 
 
 def session_waves(datasets: Sequence[str]) -> list[list[str]]:
-    """A nightly session's datasets in waves: state datasets (the security master) first, as
-    the gate judges tonight's bars with their ST flags and new listings; per-symbol datasets
+    """A nightly session's datasets in waves: the gate's fact datasets (the security master,
+    the issue prices) first, as the gate judges tonight's bars with their ST flags, new
+    listings and issue prices; per-symbol datasets
     over the universe ask about the master's symbols, which tonight's states extend, and
     go last; so do datasets the gate checks against tonight's bars
     (`bars_check`: pitlake.expectations.limit_checks)."""
-    states = [d for d in datasets if schemas.get(d).kind is Kind.STATE]
+    states = [d for d in datasets if d in schemas.GATE_FACT_DATASETS]
     first = [
         d
         for d in datasets
-        if schemas.get(d).scope is not Scope.UNIVERSE and schemas.get(d).kind is not Kind.STATE
+        if schemas.get(d).scope is not Scope.UNIVERSE and d not in schemas.GATE_FACT_DATASETS
     ]
     later = [
         d for d in datasets if schemas.get(d).scope is Scope.UNIVERSE or schemas.get(d).bars_check

@@ -43,6 +43,7 @@ from pitlake.schemas import (
     index_quotes,
     limit_pools,
     limit_prices,
+    new_shares,
     news,
     quotes,
     securities,
@@ -343,6 +344,29 @@ class Lake:
             end=end,
             as_of=as_of,
             report_period=report_period,
+            as_ingested=as_ingested,
+        )
+
+    def new_shares(
+        self,
+        symbols: Symbols | None = None,
+        *,
+        date: Day = None,
+        start: Day = None,
+        end: Day = None,
+        as_of: Instant = None,
+        as_ingested: Instant = None,
+    ) -> Result:
+        """New shares (IPOs) whose subscription day falls in the Beijing days [start, end]
+        (default: the cutoff's day and the 30 after it), each with its latest terms public
+        by the cutoff: issue price (元), listing day, share counts."""
+        return self.read(
+            new_shares.SCHEMA,
+            symbols=symbols,
+            date=date,
+            start=start,
+            end=end,
+            as_of=as_of,
             as_ingested=as_ingested,
         )
 

@@ -14,6 +14,8 @@ ST status and new listings come from the security master known at the cutoff, ea
 judged by its own day (`universe_facts`: an ST removed since the session still counts as ST on
 it, a listing's first day has no limit); a lake without a master falls back to the newest names
 it holds (`st_symbols`, the rule the gate uses for a batch's names), with no listing exemption.
+An approval-regime first day's limits are on the issue price known at the cutoff
+(`issue_prices`); without one that day's limit is unknown (in no pool).
 """
 
 from __future__ import annotations
@@ -21,17 +23,19 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from pitlake import limits as rule
 from pitlake.calendar import sessions_between
 from pitlake.envelope import Result
-from pitlake.errors import InvalidArgumentsError
+from pitlake.errors import CalendarRangeError, InvalidArgumentsError
 from pitlake.limit_rules import with_lookback
 from pitlake.read import arguments, scans
 from pitlake.read.adjust import FACTORS
 from pitlake.read.cutoff import Ask
+from pitlake.read.issue_prices import issue_prices
 from pitlake.read.readers import state, trade_dated
 from pitlake.schemas import SCHEMAS, STATE_DATASETS, limit_prices, quotes
 from pitlake.statuses import ResultStatus
@@ -147,10 +151,18 @@ def _answer_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _window_start(lake: Lake, day: date, back: int) -> date:
+    """The session `back` sessions before `day`, or the calendar's first one."""
     lo = day
-    for _ in range(back):
-        lo = lake.trading_calendar.previous_session(lo)
+    try:
+        for _ in range(back):
+            lo = lake.trading_calendar.previous_session(lo)
+    except CalendarRangeError:
+        pass
     return lo
+
+
+def _first_session(lake: Lake) -> date:
+    return lake.trading_calendar.first
 
 
 def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
@@ -167,6 +179,7 @@ def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
             st,
             listed,
             _authority(lake, lo, day, ask),
+            issue_prices=issue_prices(lake.store, lake.reader, listed, ask.cutoff, ask.as_ingested),
             factors=_factors(lake, bars, lo, day, ask),
         )
         classified["consecutive"] = rule.ladder(classified)
@@ -179,7 +192,11 @@ def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
         )
         runs = today["consecutive"].to_numpy()
         reaches_back = today["pool"].notna().to_numpy() & (runs > 0) & (runs >= span)
-        if not reaches_back.any() or back >= MAX_LADDER_SESSIONS:
+        # a run cannot reach before the code's first trading day (a listing's first-day
+        # limit-up is a run of one, not a reason to read decades of bars)
+        first = today["symbol"].astype(object).map(listed).to_numpy()
+        reaches_back &= ~np.array([isinstance(f, date) and f >= lo for f in first], dtype=bool)
+        if not reaches_back.any() or back >= MAX_LADDER_SESSIONS or lo <= _first_session(lake):
             return today
         back *= 2  # a run reaches the window's first session: read further back
 

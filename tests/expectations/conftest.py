@@ -305,6 +305,28 @@ def limit_pools(day: date = D, fetched_at: datetime = FETCHED) -> pd.DataFrame:
     return _finish("limit_pools", frame, fetched_at, "tushare")
 
 
+def new_shares(fetched_at: datetime = FETCHED) -> pd.DataFrame:
+    """A listed IPO (dated by T+1), one priced but not listed (first seen), as the fetcher
+    builds them."""
+    frame = pd.DataFrame(
+        {
+            "symbol": pd.array(["603398.SH", "001390.SZ"], dtype="str"),
+            "sub_code": pd.array(["732398", "001390"], dtype="str"),
+            "name": pd.array(["新股样本", "临近样本"], dtype="str"),
+            "ipo_date": [date(2025, 5, 29), D],
+            "list_date": [date(2025, 6, 10), None],
+            "issue_price": [18.0, 9.5],
+            "issue_pe": [22.98, 21.5],
+            "shares_offered": [40_000_000.0, 25_000_000.0],
+            "shares_online": [16_000_000.0, 10_000_000.0],
+            "subscription_cap": [16_000.0, 10_000.0],
+            "funds": [720_000_000.0, 237_500_000.0],
+            "ballot_rate": [0.0312, None],
+        }
+    )
+    return _finish("new_shares", frame, fetched_at, "tushare")
+
+
 BUILDERS = {
     "quotes": quotes,
     "adj_factors": adj_factors,
@@ -320,6 +342,7 @@ BUILDERS = {
     "index_members": index_members,
     "limit_prices": limit_prices,
     "limit_pools": limit_pools,
+    "new_shares": new_shares,
 }
 
 

@@ -39,6 +39,7 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
         "announcements": "OK",
         "disclosure_schedule": "OK",  # the 2024 annual and 2025 Q1 schedules, in season
         "securities": "OK",
+        "new_shares": "NO_DATA",  # no IPO subscribed 03-10 … 05-11 (603398.SH: 05-29)
     }
     assert ledger(lake, "quotes", "2025-04-10").rows == listed_on(replay, "2025-04-10")
     # the notices since the previous session, 600234.SH's without rec_time among them
@@ -54,6 +55,7 @@ def test_nightly_ledger_per_dataset_on_two_sessions(lake: Path, replay: Path) ->
     assert str(ledger(lake, "dragon_tiger", "2025-06-03").status) == "NO_DATA"
     assert str(ledger(lake, "quotes", "2025-06-03").status) == "OK"
     assert ledger(lake, "index_members", "2025-06-03").rows == 10  # the monthly snapshot
+    assert ledger(lake, "new_shares", "2025-06-03").rows == 1  # 603398.SH, subscribed 05-29
     # the dragon-tiger list of 04-10 carries the stock listed for two reasons, and no
     # future-return column
     r = Lake(lake).dragon_tiger(date="2025-04-10", as_of="2025-04-10")

@@ -93,3 +93,57 @@ def test_a_window_gets_each_days_states(env: RunEnv) -> None:
 def test_without_stored_securities_the_gate_has_no_states(tmp_path: Path) -> None:
     env = RunEnv(tmp_path / "lake", source="replay:sample", run_id="none")
     assert day_states(env, [ST_DAY]) == ({}, {})
+
+
+# ---------------------------------------------------------------- an approval-regime first day
+
+IPO, UNPRICED = "603999.SH", "603997.SH"
+APPROVAL_DEBUT = date(2019, 6, 10)  # main board, approval regime: +44 % / −36 % of the issue
+
+
+@pytest.fixture
+def ipo_env(tmp_path: Path) -> RunEnv:
+    env = RunEnv(tmp_path / "lake", source="replay:sample", run_id="gate-ipo")
+    rows = [
+        {"symbol": s, "attribute": "listing", "start_date": "2019-06-10", "board": "main"}
+        for s in (IPO, UNPRICED)
+    ]
+    write(env.store, "securities", rows)
+    new_share = {"ipo_date": "2019-05-29", "list_date": "2019-06-10", "issue_price": 10.0}
+    write(env.store, "new_shares", [{"symbol": IPO, **new_share}])
+    return env
+
+
+def _judged(env: RunEnv, symbol: str, close: float) -> object:
+    frame = _bar(symbol, APPROVAL_DEBUT, round((close / 10.0 - 1) * 100, 4))
+    frame["close"] = frame["high"] = close
+    batch = _Batch(APPROVAL_DEBUT, frame)
+    ctx = _context(env, batch, expected=APPROVAL_DEBUT, window=None)  # type: ignore[arg-type]
+    return validate("quotes", frame, ctx)
+
+
+def test_the_gate_judges_a_first_day_on_the_stored_issue_price(ipo_env: RunEnv) -> None:
+    from pitlake.expectations.verdict import Outcome
+
+    ctx = _context(
+        ipo_env,
+        _Batch(APPROVAL_DEBUT, _bar(IPO, APPROVAL_DEBUT, 0.0)),
+        expected=APPROVAL_DEBUT,
+        window=None,
+    )  # type: ignore[arg-type]
+    assert ctx.issue_prices == {IPO: 10.0}
+    assert _judged(ipo_env, IPO, 14.40).outcome is Outcome.PASS  # exactly +44 %: limit-up
+    rejected = _judged(ipo_env, IPO, 14.41)  # a tick past it: impossible data
+    assert rejected.outcome is Outcome.REJECT and "price_limit" in rejected.failed_names()
+    # no issue price stored: the first day's limit is unknown, so nothing is checked
+    assert _judged(ipo_env, UNPRICED, 14.41).outcome is Outcome.PASS
+    assert _judged(ipo_env, UNPRICED, 20.00).outcome is Outcome.PASS
+
+
+def test_the_issue_prices_are_ingested_with_the_master_before_the_bars() -> None:
+    from pitlake import schemas
+    from pitlake.pipeline.planning import session_waves
+
+    first, *later = session_waves(list(schemas.NIGHTLY_DATASETS))
+    assert first == ["securities", "new_shares"] == list(schemas.GATE_FACT_DATASETS)
+    assert all("new_shares" not in wave for wave in later)

@@ -32,6 +32,7 @@ A = "600519.SH"
 B = "603398.SH"  # listed from 2025-06-05
 FUTURE_NAME = "未来名"  # a name announced on 06-04 (known at its end), in force from 06-05
 INDEX = "000300.SH"  # CSI 300 (an index code: 000300.SZ would be a stock's form)
+IPO = "001390.SZ"  # priced before the cutoff; its revised terms come after it
 CUTOFF = "2025-06-04T16:00+08:00"
 MARK = 666.0  # every planted future value carries it
 
@@ -59,6 +60,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "index_members", [member("2025-06-03", 1.0)])
     write(store, "limit_prices", [limits(d, 10.0) for d in ("2025-06-03", "2025-06-04")])
     write(store, "limit_pools", [pool("2025-06-03", 11.0)])  # public at the end of 06-03
+    write(store, "new_shares", [ipo(IPO, "2025-05-26", 9.5)])  # known at the end of 05-27
     # from the future, seen from the cutoff
     write(store, "index_members", [member("2025-06-04", MARK)])  # known at 06-04's end
     write(store, "quotes", [bar(A, "2025-06-05", MARK)])  # the next session
@@ -67,6 +69,9 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
     write(store, "index_quotes", [index_bar("2025-06-05", MARK)])  # the next session's bar
     write(store, "limit_prices", [limits("2025-06-05", MARK)])  # public 06-05 08:40
     write(store, "limit_pools", [pool("2025-06-04", MARK)])  # public at the end of 06-04
+    write(store, "new_shares", [ipo("603001.SH", "2025-06-04", MARK)])  # T+1: end of 06-05
+    late_terms = {**ipo(IPO, "2025-05-26", MARK), "known_at": "2025-06-04T16:01:00+08:00"}
+    write(store, "new_shares", [{**late_terms, "known_at_basis": "first_seen"}])  # a revision
     write(
         store,
         "dragon_tiger",
@@ -171,6 +176,10 @@ def plan(planned: str, ann: str) -> dict[str, Any]:
     return {"symbol": A, "report_period": "2025-06-30", "planned_date": planned, "ann_date": ann}
 
 
+def ipo(symbol: str, subscribed: str, price: float) -> dict[str, Any]:
+    return {"symbol": symbol, "ipo_date": subscribed, "issue_price": price}
+
+
 def member(day: str, weight: float) -> dict[str, Any]:
     return {"index_code": INDEX, "trade_date": day, "symbol": A, "weight": weight}
 
@@ -219,6 +228,10 @@ READS: list[tuple[str, Callable[[Lake], Result]]] = [
     (
         "disclosure_schedule",
         lambda lk: lk.disclosure_schedule(start="2025-08-01", end="2025-08-31", as_of=CUTOFF),
+    ),
+    (
+        "new_shares",
+        lambda lk: lk.read("new_shares", start="2025-05-01", end="2025-06-30", as_of=CUTOFF),
     ),
 ]
 
@@ -289,3 +302,13 @@ def test_limit_lists_appear_at_their_publication(planted: Lake) -> None:
     assert evening.data == []
     night = planted.limit_pools(date="2025-06-04", as_of="2025-06-05")
     assert [d["close"] for d in night.data] == [MARK]
+
+
+def test_new_shares_terms_appear_after_their_time(planted: Lake) -> None:
+    now = planted.read("new_shares", start="2025-05-01", end="2025-06-30", as_of=CUTOFF)
+    assert [(r["symbol"], r["issue_price"]) for r in now.data] == [(IPO, 9.5)]
+    late = planted.read("new_shares", start="2025-05-01", end="2025-06-30", as_of="2025-12-31")
+    assert {(r["symbol"], r["issue_price"]) for r in late.data} == {
+        (IPO, MARK),  # the revision, public 06-04 16:01
+        ("603001.SH", MARK),  # subscribed 06-04: known at the end of 06-05
+    }

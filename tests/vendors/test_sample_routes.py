@@ -67,7 +67,22 @@ CASES = [
         "tushare",
         {"first_seen"},
     ),
+    (
+        "new_shares",  # 603398.SH subscribed 2025-05-29: known at the end of 05-30 (T+1)
+        FetchRequest("new_shares", start=date(2025, 4, 1), end=date(2025, 6, 30)),
+        "tushare",
+        {"announcement"},
+    ),
 ]
+
+
+def test_the_samples_new_listing_has_its_issue_price(router) -> None:
+    result = router.route(FetchRequest("new_shares", trade_date=date(2025, 6, 10)), FETCHED)
+    (row,) = result.frame.to_dict("records")  # a nightly asks the month around the session
+    assert row["symbol"] == "603398.SH" and row["issue_price"] == 18.0
+    assert row["list_date"] == date(2025, 6, 10) and row["ipo_date"] == date(2025, 5, 29)
+    assert row["funds"] == pytest.approx(720_000_000.0)  # 7.2 亿元
+    assert row["known_at"] == pd.Timestamp("2025-05-30 23:59:59.999999+08:00")
 
 
 @pytest.mark.parametrize(("dataset", "req", "vendor", "bases"), CASES, ids=[c[0] for c in CASES])

@@ -137,6 +137,13 @@ SPECS: dict[str, EndpointSpec] = {
         ),
         date_column="trade_date",
     ),
+    # new_share: the window bounds the subscription day (上网发行日期)
+    "new_share": EndpointSpec(
+        filters=(
+            Filter("start_date", "ipo_date", "date_from"),
+            Filter("end_date", "ipo_date", "date_to"),
+        ),
+    ),
     MAJOR_NEWS: EndpointSpec(
         filters=(
             Filter("src", "src"),
@@ -172,6 +179,7 @@ _TUSHARE_STR = frozenset(
         "change_reason",
         "suspend_timing",
         "suspend_type",
+        "sub_code",
     }
 )
 _TUSHARE_AS_IS = frozenset({"is_open"})  # documented as a string, seen as an int: keep as given

@@ -42,6 +42,7 @@ RECORDED: dict[str, Recording] = {
         "stock_basic",
         "stk_limit",
         "limit_list_d",
+        "new_share",
     )
 }
 

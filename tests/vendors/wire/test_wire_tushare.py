@@ -185,6 +185,31 @@ def test_trade_cal_normal_reply_gives_the_holiday_closed() -> None:
     assert set(out.frame["exchange"]) == {"XSHG"}
 
 
+def test_new_share_normal_reply_gives_issue_prices_in_yuan_dated_by_the_subscription() -> None:
+    out, replay = run("new_share", "normal")
+    (body,) = asked(replay, "new_share")
+    # a nightly session asks the subscription days around it, every documented field named
+    assert body["params"]["start_date"] == "20250503" and body["params"]["end_date"] == "20250704"
+    assert "price" in body["fields"].split(",") and "issue_date" in body["fields"].split(",")
+    f = out.frame.set_index("symbol")
+    listed = f.loc["603398.SH"]
+    assert listed["issue_price"] == 18.0 and listed["sub_code"] == "732398"
+    assert listed["ipo_date"] == date(2025, 5, 29) and listed["list_date"] == date(2025, 6, 10)
+    assert listed["shares_offered"] == 40_000_000.0  # 4000 万股 × 10^4
+    assert listed["funds"] == pytest.approx(720_000_000.0)  # 7.2 亿元 × 10^8
+    # known at the end of the session after the subscription (T+1), a date-only basis
+    assert listed["known_at"] == pd.Timestamp("2025-05-30 23:59:59.999999+08:00")
+    assert listed["known_at_basis"] == "announcement"
+    # priced the day before its subscription: T+1 lies after the fetch, so first seen
+    priced = f.loc["001390.SZ"]
+    assert priced["issue_price"] == 9.5 and pd.isna(priced["list_date"])
+    assert priced["known_at_basis"] == "first_seen" and priced["known_at"] == FETCHED
+    # not priced yet: stored without a price, first seen (never dated by a later price)
+    assert pd.isna(f.loc["603400.SH", "issue_price"])
+    assert f.loc["603400.SH", "known_at_basis"] == "first_seen"
+    assert f.loc["920118.BJ", "issue_price"] == 12.3
+
+
 # ---------------------------------------------------------------- empty answers
 
 

@@ -155,6 +155,7 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario("stk_limit", FetchRequest("limit_prices", trade_date=D), (), "sole"),
         Scenario("limit_list_d", FetchRequest("limit_pools", trade_date=D), (), "sole"),
+        Scenario("new_share", FetchRequest("new_shares", trade_date=D), (), "sole"),
         Scenario(
             "trade_cal",
             FetchRequest("calendar", start=date(2025, 5, 30), end=date(2025, 6, 3)),
