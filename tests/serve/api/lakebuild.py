@@ -24,6 +24,7 @@ weekend 06-07/08, then 06-09, 06-10, 06-11.
 - limit_prices: A and B on 06-03 … 06-06 (±10 % of the previous close), each session OK.
 - limit_pools: the vendor lists B as a limit-up on 06-04 (the bars do not agree: vendor rows
   as stored); 06-03, 06-05, 06-06 fetched with empty pools (NO_DATA).
+- new_shares: 603398.SH subscribed 06-03 at 18.00 (listing 06-13), the window 06-01 … 06-06 OK.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def build_lake(root: Path) -> Path:
         _schedule(store, cat)
         _securities(store, cat)
         _limit_lists(store, cat)
+        _new_shares(store, cat)
     finally:
         cat.close()
     return root
@@ -222,6 +224,27 @@ def _schedule(store: LakeStore, cat: Catalog) -> None:
     write(store, "disclosure_schedule", [plan(A, "2025-08-28", "2025-06-05")])
     cat.record_ledger(
         "disclosure_schedule", "2025-06-06", "OK", rows=2, vendor="tushare", at=INGEST
+    )
+
+
+def _new_shares(store: LakeStore, cat: Catalog) -> None:
+    """One IPO subscribed in the window (listing after it): the window's fetch is OK."""
+    ipo = {
+        "symbol": "603398.SH",
+        "ipo_date": "2025-06-03",
+        "list_date": "2025-06-13",
+        "issue_price": 18.0,
+        "shares_offered": 4.0e7,
+    }
+    write(store, "new_shares", [ipo])
+    cat.record_ledger(
+        "new_shares",
+        "2025-06-06",
+        "OK",
+        rows=1,
+        vendor="tushare",
+        at=INGEST,
+        window_start="2025-06-01",
     )
 
 

@@ -27,6 +27,7 @@ TOOLS = {
     "calendar",
     "announcements",
     "disclosure_schedule",
+    "new_shares",
     "universe",
     "index_members",
     "limit_prices",

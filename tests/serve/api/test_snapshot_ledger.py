@@ -58,7 +58,7 @@ def test_a_snapshot_reads_the_catalog_on_one_connection(service: QueryService) -
     snapshot(service, f"{A},{B}", **ask)  # warm: the calendar and the Lake are opened
     seen = _checkouts(service)
     body = snapshot(service, f"{A},{B}", **ask).envelope
-    assert len(body["data"]) == 9
+    assert len(body["data"]) == 10
     assert len(seen) == 1  # one per query (13 here) before
 
 

@@ -41,7 +41,7 @@ def test_aligned_sections_share_one_session(client: TestClient) -> None:
     sec = sections(body)
     assert list(sec) == [
         *("quotes", "valuation", "dragon_tiger", "limit_prices", "limit_pools"),
-        *("financials", "news", "announcements", "disclosure_schedule"),
+        *("financials", "news", "announcements", "disclosure_schedule", "new_shares"),
     ]
     for name in ("quotes", "valuation", "dragon_tiger", "limit_prices", "limit_pools"):
         assert sec[name]["effective_trade_date"] == "2025-06-05"
@@ -50,7 +50,7 @@ def test_aligned_sections_share_one_session(client: TestClient) -> None:
     assert sec["dragon_tiger"]["status"] == "NO_DATA"
     assert sec["dragon_tiger"]["date_status"] == "CURRENT"
     assert sec["financials"]["date_status"] == "NOT_APPLICABLE"
-    assert body["meta"]["rows"] == len(sec) == 9  # one per section
+    assert body["meta"]["rows"] == len(sec) == 10  # one per section
     assert sec["limit_pools"]["status"] == "NO_DATA"  # fetched; nobody at a limit that day
 
 
