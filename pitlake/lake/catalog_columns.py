@@ -20,6 +20,8 @@ ADDED_COLUMNS: tuple[tuple[Table, str], ...] = (
     (ledger_events_table, "window_start"),
     (runs_table, "holder"),
     (runs_table, "alive_at"),
+    (ledger_table, "symbols_asked"),
+    (ledger_events_table, "symbols_asked"),
 )
 
 

@@ -17,6 +17,7 @@ from pitlake.lake.catalog_columns import selected
 from pitlake.lake.catalog_engine import upsert
 from pitlake.lake.catalog_tables import ledger_events_table, ledger_table
 from pitlake.lake.catalog_values import LedgerEntry, from_storage, json_safe, to_utc_naive
+from pitlake.lake.symbol_sets import decode_symbols, encode_symbols
 from pitlake.statuses import SUCCESSFUL_FETCH, LedgerStatus
 
 WHOLE_MARKET = "*"
@@ -102,11 +103,13 @@ class LedgerRecords:
         run_id: str | None = None,
         at: datetime | None = None,
         window_start: date | str | None = None,
+        symbols_asked: Iterable[str] | None = None,
     ) -> LedgerEntry:
         """Record one fetch outcome: the ledger keeps the latest per key (by `at`), the
         events table keeps them all. `window_start`: the first day a windowed fetch covered
         (its last is `date_key`), so a read as of an earlier day knows the fetch says
-        nothing about it."""
+        nothing about it. `symbols_asked`: the symbols a successful fetch over the security
+        master asked (stored compact, `symbol_sets`)."""
         status = LedgerStatus(status)
         if rows < 0:
             raise ValueError(f"rows must be >= 0, got {rows}")
@@ -122,6 +125,7 @@ class LedgerRecords:
             "run_id": run_id,
             "recorded_at": to_utc_naive(at),
             "window_start": to_date(window_start) if window_start is not None else None,
+            "symbols_asked": encode_symbols(symbols_asked) if symbols_asked is not None else None,
         }
         with self._tx(write=True) as conn:
             conn.execute(insert(ledger_events_table).values(**values))
@@ -272,4 +276,5 @@ class LedgerRecords:
             run_id=m["run_id"],
             recorded_at=from_storage(m["recorded_at"]),  # type: ignore[arg-type]
             window_start=m.get("window_start"),
+            symbols_asked=decode_symbols(m.get("symbols_asked")),
         )

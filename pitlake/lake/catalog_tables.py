@@ -51,6 +51,10 @@ def _ledger_columns() -> list[Column]:
         # schedule, statements; its last day is date_key); NULL for a session's fetch and in
         # entries recorded before the column existed (`catalog_columns`).
         Column("window_start", Date),
+        # The symbols a successful fetch over the security master asked (news: one entry per
+        # window, asked symbol by symbol), compact (`symbol_sets`); NULL for every other
+        # entry, a failed one, and entries recorded before the column existed.
+        Column("symbols_asked", Text),
     ]
 
 

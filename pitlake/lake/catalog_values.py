@@ -91,6 +91,8 @@ class LedgerEntry:
     run_id: str | None
     recorded_at: datetime
     window_start: date | None = None  # a windowed fetch's first day (date_key its last)
+    # the symbols a successful fetch over the security master asked (None: not recorded)
+    symbols_asked: frozenset[str] | None = None
 
     @property
     def successful(self) -> bool:
@@ -103,6 +105,8 @@ class LedgerEntry:
         d["date_key"] = self.date_key.isoformat()
         d["recorded_at"] = _iso(self.recorded_at)
         d["window_start"] = self.window_start.isoformat() if self.window_start else None
+        # A whole master's symbols is no answer's business (and names later listings).
+        d.pop("symbols_asked")
         return d
 
 

@@ -90,6 +90,7 @@ def record_ledger(
             if counts is not None:
                 rows = counts.get((d, scope), 0)
                 if status in SUCCESSFUL_FETCH:
+                    rows += unit.covered_rows if scope == WHOLE_MARKET else 0
                     s = LedgerStatus.OK if rows else LedgerStatus.NO_DATA
                     if not rows and scope == WHOLE_MARKET and never_empty:
                         s = LedgerStatus.NOT_READY
@@ -107,8 +108,18 @@ def record_ledger(
                 message=msg,
                 run_id=env.run_id,
                 window_start=window_start,
+                symbols_asked=symbols_asked(unit, s) if scope == WHOLE_MARKET else None,
             )
     return worst, worst_msg
+
+
+def symbols_asked(unit: Unit, status: LedgerStatus) -> frozenset[str] | None:
+    """What a universe unit's whole-market entry records as asked: on success the symbols it
+    asked, with those a top-up's earlier fetch covered; None for a failure (it vouches for
+    no symbol, so the next run asks the whole universe again) and for other units."""
+    if unit.fetch_symbols is None or status not in SUCCESSFUL_FETCH:
+        return None
+    return frozenset(unit.fetch_symbols) | (unit.covered or frozenset())
 
 
 def not_a_session(day: date) -> str:

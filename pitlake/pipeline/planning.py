@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import date, timedelta
 
 from pitlake import schemas
@@ -122,6 +123,22 @@ def _universe_unit(
     )
 
 
+def universe_pending(env: RunEnv, dataset: str, start: date, end: date) -> list[Unit]:
+    """A universe window's unit, unless its entry already asked every symbol of the master
+    known now: a successful entry that recorded its symbols gets a top-up asking only the
+    ones stored since (a listing ingested after the window was fetched), which on success
+    records the union. An entry without them (failed, or recorded before the column
+    existed: which symbols it asked is unknowable) is asked over the whole universe again."""
+    e = env.catalog.ledger_entry(dataset, end, WHOLE_MARKET)
+    whole = _universe_unit(env, dataset, end, start, end, None)
+    if e is None or not e.successful or e.symbols_asked is None or whole.fetch_symbols is None:
+        return [whole]
+    missing = tuple(s for s in whole.fetch_symbols if s not in e.symbols_asked)
+    if not missing:
+        return []
+    return [replace(whole, fetch_symbols=missing, covered=e.symbols_asked, covered_rows=e.rows)]
+
+
 def nightly_units(
     env: RunEnv, day: date, datasets: Sequence[str], symbols: tuple[str, ...] | None
 ) -> list[Unit]:
@@ -202,9 +219,10 @@ def backfill_units(
             if force or not _done(env, dataset, end, [s])
         ]
     if spec.scope is Scope.UNIVERSE:  # one window, asked symbol by symbol
-        if not force and _done(env, dataset, end, scopes):
-            return []
-        return [_universe_unit(env, dataset, end, start, end, symbols)]
+        if symbols or force:
+            done = not force and _done(env, dataset, end, scopes)
+            return [] if done else [_universe_unit(env, dataset, end, start, end, symbols)]
+        return universe_pending(env, dataset, start, end)
     if spec.scope is Scope.RANGE:  # one whole-market call over the window (the calendar)
         if not force and _done(env, dataset, end, [WHOLE_MARKET]):
             return []

@@ -26,6 +26,10 @@ class Unit:
     # Symbols to ask the vendor about when they differ from the ledger scope (a per-symbol
     # feed over the universe is still one whole-market ledger entry).
     fetch_symbols: tuple[str, ...] | None = None
+    # A top-up of a universe unit's entry: the symbols (and rows) an earlier successful fetch
+    # of the same entry already covered; `fetch_symbols` are then only the listings since.
+    covered: frozenset[str] | None = None
+    covered_rows: int = 0
 
     @property
     def label(self) -> str:
