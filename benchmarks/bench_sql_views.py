@@ -65,7 +65,7 @@ def main() -> None:
     curated = root / "curated"
     quotes = [str(f) for f in sorted((curated / "quotes").glob("*=*/*.parquet"))]
     factors = [str(f) for f in sorted((curated / "adj_factors").glob("*=*/*.parquet"))]
-    prices = ", ".join(f"q.{c} * a.adj_factor / a.anchor AS {c}" for c in PRICE_COLUMNS)
+    prices = ", ".join(f"q.{c} * (a.adj_factor / a.anchor) AS {c}" for c in PRICE_COLUMNS)
     con = duckdb.connect()
     cutoff = parse_cutoff(last)
     params = {"quotes": quotes, "factors": factors, "cutoff": cutoff, "s": symbol}
@@ -76,7 +76,7 @@ def main() -> None:
     rows = []
     try:
         forms = {
-            "hand": lambda: con.sql(HAND_QFQ.format(prices=prices), params=params).arrow(),
+            "hand": lambda: con.sql(HAND_QFQ.format(prices=prices), params=params).to_arrow_table(),
             "pitlake": lambda: lake.sql(qfq_sql, as_of=last).to_arrow(),
         }
         t, answers = _interleaved(forms, args.reps)
