@@ -142,16 +142,7 @@ def _unknown_unless_seasoned(r: rules.Regimes, codes: np.ndarray, day: np.ndarra
     starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]
     run_start = np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
     earlier[order] = np.arange(len(codes)) - run_start
-    unknown = earlier < rules.FREE_SESSIONS
-    if not unknown.any():
-        return r
-    nan = np.where(unknown, np.nan, 0.0)
-    return rules.Regimes(
-        np.where(unknown, np.int8(rules.State.UNKNOWN), r.state).astype(np.int8),
-        r.up + nan,
-        r.down + nan,
-        r.on_issue & ~unknown,
-    )
+    return unknown_where(r, earlier < rules.FREE_SESSIONS)
 
 
 def limit_ratios(
@@ -247,14 +238,19 @@ def with_issue_prices(regime: rules.Regimes, issue_price: np.ndarray | None) -> 
     issue = np.full(len(regime.state), np.nan) if issue_price is None else issue_price
     with np.errstate(invalid="ignore"):
         missing = regime.on_issue & ~(issue > 0)
-    if not missing.any():
+    return unknown_where(regime, missing)
+
+
+def unknown_where(regime: rules.Regimes, mask: np.ndarray) -> rules.Regimes:
+    """The regimes with the rows of `mask` made UNKNOWN: no state, no limit prices."""
+    if not mask.any():
         return regime
-    nan = np.where(missing, np.nan, 0.0)
+    nan = np.where(mask, np.nan, 0.0)
     return rules.Regimes(
-        np.where(missing, np.int8(rules.State.UNKNOWN), regime.state).astype(np.int8),
+        np.where(mask, np.int8(rules.State.UNKNOWN), regime.state).astype(np.int8),
         regime.up + nan,
         regime.down + nan,
-        regime.on_issue & ~missing,
+        regime.on_issue & ~mask,
     )
 
 
