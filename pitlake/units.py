@@ -11,6 +11,10 @@ YUAN_PER_QIAN_YUAN = 1_000  # 千元
 YUAN_PER_WAN_YUAN = 10_000  # 万元
 SHARES_PER_WAN_SHARES = 10_000  # 万股
 YUAN_PER_YI_YUAN = 100_000_000  # 亿元
+# qfq/hfq prices (raw price × factor ratio) are served rounded to this many decimals of a 元:
+# a hundredth of the exchange's 0.01 元 tick, so a ratio's float noise (1463.8600000000001)
+# never shows, and every surface (Lake.quotes, quotes_qfq/_hfq in SQL) rounds the same way.
+ADJUSTED_PRICE_DECIMALS = 4
 
 
 def lots_to_shares(lots: T) -> T:

@@ -39,8 +39,8 @@ SCHEMA = Dataset(
         pa.field("limit_price", pa.float64()),  # 元, where the vendor gives it (broken pool)
         pa.field("first_sealed_at", TS),  # instant of the session; null where not given
         pa.field("last_sealed_at", TS),
-        pa.field("breaks", pa.float64()),  # times the seal opened (炸板次数 / 开板次数)
-        pa.field("consecutive", pa.float64()),  # consecutive limit sessions (连板数 / 连续跌停)
+        pa.field("breaks", pa.int64()),  # times the seal opened (炸板次数 / 开板次数)
+        pa.field("consecutive", pa.int64()),  # consecutive limit sessions (连板数 / 连续跌停)
         pa.field("limit_stat", pa.string()),  # "N/T": N limit-ups in the last T sessions
         pa.field("industry", pa.string()),
     ),

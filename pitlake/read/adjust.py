@@ -22,6 +22,7 @@ from pitlake.read.cutoff import Ask
 from pitlake.read.status import Gap, LedgerView
 from pitlake.schemas import adj_factors
 from pitlake.statuses import ResultStatus
+from pitlake.units import ADJUSTED_PRICE_DECIMALS
 
 if TYPE_CHECKING:
     from pitlake.read.lake import Lake
@@ -101,7 +102,7 @@ def adjust_prices(
         scale = scale / good["symbol"].map(lambda s: anchors[s].anchor_factor).astype("float64")
     for col in PRICE_COLUMNS:
         if col in good.columns:
-            good[col] = good[col].astype("float64") * scale
+            good[col] = (good[col].astype("float64") * scale).round(ADJUSTED_PRICE_DECIMALS)
     good["adj_factor"] = good["__f"].astype("float64")
     out = good.drop(columns=["__order", "__d", "__f"]).reset_index(drop=True)
     return Adjusted(out, uncovered, anchors)

@@ -71,7 +71,30 @@ def read_latest(
 ) -> tuple[pa.Table, HiddenPairs | None]:
     """The newest visible version per key, and (for a symbol-bounded read) the (symbol,
     date) pairs whose stored rows the cutoff hides, from the same scan; None: not known
-    (ask `hidden_pairs`)."""
+    (ask `hidden_pairs`). Columns come typed as the spec types them now."""
+    table, hidden_pairs = _read_latest(lake, schema, symbols, lo, hi, ask)
+    return as_spec_types(table, schema), hidden_pairs
+
+
+def as_spec_types(table: pa.Table, schema: Dataset) -> pa.Table:
+    """Stored columns in the spec's current types: a file written before a field's type
+    changed (limit_pools counts were float64) reads as the spec says (an integer count)."""
+    spec = schema.arrow_schema
+    fields = [
+        (i, spec.field(f.name))
+        for i, f in enumerate(table.schema)
+        if f.name in spec.names
+        and spec.field(f.name).type != f.type
+        and pa.types.is_integer(spec.field(f.name).type)
+    ]
+    for i, f in fields:
+        table = table.set_column(i, f.name, table.column(i).cast(f.type))
+    return table
+
+
+def _read_latest(
+    lake: Lake, schema: Dataset, symbols: list[str] | None, lo: date, hi: date, ask: Ask
+) -> tuple[pa.Table, HiddenPairs | None]:
     date_col = schema.date_column
     assert date_col is not None
     p = Params()

@@ -18,6 +18,7 @@ from pitlake.read.adjust import FACTORS, PRICE_COLUMNS
 from pitlake.read.engine import ident
 from pitlake.read.readers.calendar import EXCHANGE, OFFLINE_SOURCE
 from pitlake.schemas import SCHEMAS
+from pitlake.units import ADJUSTED_PRICE_DECIMALS
 
 # The adjusted views: of the dataset whose query takes `adjust` (the bars), one per mode.
 [PRICES] = (s for s in SCHEMAS.values() if s.query is not None and "adjust" in s.query.model_fields)
@@ -60,7 +61,9 @@ def adjusted_views(
         if view not in wanted:
             continue
         scale = "a.adj_factor / a.anchor" if mode == "qfq" else "a.adj_factor"
-        replaced = ", ".join(f"q.{c} * ({scale}) AS {c}" for c in PRICE_COLUMNS)
+        replaced = ", ".join(
+            f"round(q.{c} * ({scale}), {ADJUSTED_PRICE_DECIMALS}) AS {c}" for c in PRICE_COLUMNS
+        )
         con.execute(
             f"""
             CREATE TEMP VIEW {view} AS

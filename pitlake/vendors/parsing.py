@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from datetime import date, datetime
 
 import pandas as pd
+import pyarrow as pa
 
 from pitlake.errors import InvalidArgumentsError, VendorError
 from pitlake.symbols import canonical
@@ -120,6 +121,26 @@ def parse_numbers(values: pd.Series, *, vendor: str, endpoint: str, column: str)
             f"{column} {values[bad].iloc[0]!r} is not a number", vendor=vendor, endpoint=endpoint
         )
     return parsed
+
+
+def parse_counts(values: pd.Series, *, vendor: str, endpoint: str, column: str) -> pd.Series:
+    """Vendor counts (times a seal opened, sessions in a row) → nullable integers. A count
+    that is negative or not whole is garbled, like text in a number: 1.5 breaks is no count."""
+    parsed = parse_numbers(values, vendor=vendor, endpoint=endpoint, column=column)
+    bad = parsed.notna() & ((parsed < 0) | (parsed != parsed.round()))
+    if bad.any():
+        raise garbled(
+            f"{column} {values[bad].iloc[0]!r} is not a count", vendor=vendor, endpoint=endpoint
+        )
+    return parsed.astype("Int64")
+
+
+def parse_numeric(
+    values: pd.Series, kind: pa.DataType, *, vendor: str, endpoint: str, column: str
+) -> pd.Series:
+    """A numeric cell as its canonical field types it: integers as counts, else floats."""
+    parse = parse_counts if pa.types.is_integer(kind) else parse_numbers
+    return parse(values, vendor=vendor, endpoint=endpoint, column=column)
 
 
 def symbol_or_none(code: object) -> str | None:

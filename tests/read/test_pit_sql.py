@@ -19,6 +19,7 @@ from pitlake.pit import parse_cutoff
 from pitlake.read import sql as pit_sql
 from pitlake.read.lake import Lake
 from pitlake.statuses import ResultStatus
+from pitlake.units import ADJUSTED_PRICE_DECIMALS
 from tests.lake.conftest import NOW
 from tests.read.test_query_future_rows import CUTOFF, MARK, A, planted  # noqa: F401
 
@@ -66,10 +67,10 @@ def test_qfq_views_are_anchored_at_the_cutoff(planted: Lake) -> None:  # noqa: F
         ], view
     # the control: later, the new factor is the qfq anchor and old prices scale down
     late = planted.sql(sql.format("quotes_qfq"), as_of=LATE).rows
-    assert [round(r["close"], 6) for r in late] == [
-        round(MARK / MARK, 6),  # 06-03: the correction ingested 06-25 (MARK) × 1 / MARK
-        round(10.0 / MARK, 6),
-        round(MARK, 6),
+    assert [r["close"] for r in late] == [  # served at ADJUSTED_PRICE_DECIMALS
+        round(MARK / MARK, ADJUSTED_PRICE_DECIMALS),  # 06-03: the correction ingested 06-25
+        round(10.0 / MARK, ADJUSTED_PRICE_DECIMALS),
+        round(MARK, ADJUSTED_PRICE_DECIMALS),
     ]
 
 

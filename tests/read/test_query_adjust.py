@@ -144,3 +144,22 @@ def test_one_vendor_series_per_symbol_never_mixed(store: LakeStore, lake: Lake) 
     assert akshare_era.meta["adjust"]["anchors"][A]["factor_source"] == "akshare"
     qfq = lake.quotes(A, as_of=later + timedelta(hours=1), **{**ask, "adjust": "qfq"})
     assert closes(qfq)["2025-05-30"] == pytest.approx(102 / 1.1)
+
+
+def test_adjusted_prices_have_four_decimals_on_every_surface(
+    ex_date: LakeStore, lake: Lake
+) -> None:
+    """102 / 1.1 = 92.72727…: served as 92.7273 by Lake.quotes and by SQL alike (units.py
+    ADJUSTED_PRICE_DECIMALS), never with a ratio's float noise."""
+    for mode in ("qfq", "hfq"):
+        r = lake.quotes(A, start="2025-05-29", end="2025-06-04", as_of="2025-06-04", adjust=mode)
+        sql = lake.sql(
+            f"SELECT trade_date, close, open, pre_close FROM quotes_{mode} ORDER BY trade_date",
+            as_of="2025-06-04",
+        )
+        assert closes(r) == {row["trade_date"]: row["close"] for row in sql.rows}
+        for row in [*r.data, *sql.rows]:
+            for c in ("close", "open", "pre_close"):
+                assert row[c] == round(row[c], 4), (mode, c, row[c])
+    qfq = closes(lake.quotes(A, date="2025-05-30", as_of="2025-06-04", adjust="qfq"))
+    assert qfq == {"2025-05-30": 92.7273}

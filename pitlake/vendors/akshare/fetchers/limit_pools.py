@@ -25,7 +25,12 @@ from pitlake.schemas.limit_pools import BROKEN, DOWN, SCHEMA, UP
 from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require, yyyymmdd
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.fetching import canonical_symbols, concat, window
-from pitlake.vendors.parsing import parse_numbers, parse_session_times, symbol_or_none, text_or_none
+from pitlake.vendors.parsing import (
+    parse_numeric,
+    parse_session_times,
+    symbol_or_none,
+    text_or_none,
+)
 
 ZT, DT, ZB = "stock_zt_pool_em", "stock_zt_pool_dtgc_em", "stock_zt_pool_zbgc_em"
 POOL_OF = {ZT: UP, DT: DOWN, ZB: BROKEN}
@@ -101,8 +106,9 @@ def pool_rows(raw: RawResponse) -> pd.DataFrame:
         out[canon] = frame[col].map(text_or_none)
     if "limit_stat" in out.columns:
         out["limit_stat"] = out["limit_stat"].map(count_first)
+    types = SCHEMA.arrow_schema
     for col, canon in NUMBERS[ep].items():
-        out[canon] = parse_numbers(frame[col], column=col, **kw)
+        out[canon] = parse_numeric(frame[col], types.field(canon).type, column=col, **kw)
     days = pd.Series([day] * len(frame), index=frame.index)
     for col, canon in TIMES[ep].items():
         out[canon] = parse_session_times(days, frame[col], column=col, **kw)

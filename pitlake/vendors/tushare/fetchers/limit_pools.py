@@ -20,7 +20,7 @@ from pitlake.vendors.parsing import (
     code_text,
     garbled,
     parse_dates,
-    parse_numbers,
+    parse_numeric,
     parse_session_times,
     parse_symbols,
     text_or_none,
@@ -87,8 +87,10 @@ class LimitPoolsFetcher(TushareFetcher):
         out["name"] = raw["name"].map(text_or_none)
         out["industry"] = raw["industry"].map(text_or_none)
         out["limit_stat"] = raw["up_stat"].map(text_or_none)
+        types = get_schema(req.dataset).arrow_schema
         for vendor_col, col in NUMBERS.items():
-            out[col] = parse_numbers(raw[vendor_col], column=vendor_col, **kw)
+            kind = types.field(col).type
+            out[col] = parse_numeric(raw[vendor_col], kind, column=vendor_col, **kw)
         for vendor_col, col in TIMES.items():
             out[col] = parse_session_times(
                 out["trade_date"], raw[vendor_col], column=vendor_col, **kw
