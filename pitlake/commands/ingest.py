@@ -177,7 +177,9 @@ def _run(
     check_writable_lake(lake)  # one LakeUnwritableError naming the path, before any flow
 
     run_id = new_run_id("backfill" if start else "nightly")
-    with IngestLog(lake, run_id, verbose=verbose) as run_log:
+    from pitlake.flows.ephemeral import temporary_server
+
+    with IngestLog(lake, run_id, verbose=verbose) as run_log, temporary_server(run_log.path):
         state, title = _flow(
             date=date,
             start=start,
