@@ -65,7 +65,7 @@ def test_the_readme_example_runs(sample_lake: Path) -> None:
     (code,) = re.findall(r"<!-- universe-example -->\n```python\n(.*?)```", text, re.S)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(code.replace('"/tmp/lake"', repr(str(sample_lake))), {})
+        exec(code.replace('Lake("lake")', f"Lake({str(sample_lake)!r})"), {})
     lines = out.getvalue().splitlines()
     assert [line.split()[0] for line in lines] == ["2025-04-30", "2025-05-30", "2025-06-30"]
     assert DELISTED in lines[1] and DELISTED not in lines[2]  # *ST in May, delisted by June's end
