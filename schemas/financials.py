@@ -14,12 +14,13 @@ from pitlake.schemas.base import Dataset, Kind, Scope, by_year
 from pitlake.schemas.query import ReportPeriodQuery, query_model
 from pydantic import Field
 
+from pitlake import units
 from pitlake.pit import END_OF_DAY, rule_financials
 
 STATEMENTS = ("income", "balance", "cashflow")
 
-# canonical line item → its statement (元 unless noted). Which vendor field carries each is
-# the vendor package's business (pitlake/vendors/<vendor>/fields.py).
+# canonical line item → its statement (in CNY but PER_SHARE_ITEMS: `units` below). Which
+# vendor field carries each is the vendor package's business (pitlake/vendors/<vendor>/fields.py).
 LINE_ITEMS: dict[str, str] = {
     "total_revenue": "income",
     "revenue": "income",
@@ -29,8 +30,8 @@ LINE_ITEMS: dict[str, str] = {
     "income_tax": "income",
     "net_profit": "income",
     "net_profit_parent": "income",
-    "eps_basic": "income",  # 元 per share
-    "eps_diluted": "income",  # 元 per share
+    "eps_basic": "income",  # per share (PER_SHARE_ITEMS)
+    "eps_diluted": "income",
     "total_assets": "balance",
     "total_liabilities": "balance",
     "equity_parent": "balance",
@@ -43,6 +44,10 @@ LINE_ITEMS: dict[str, str] = {
     "net_cash_financing": "cashflow",
     "net_cash_change": "cashflow",
 }
+
+
+# The line items that are per share (CNY/share); every other one is in CNY.
+PER_SHARE_ITEMS = ("eps_basic", "eps_diluted")
 
 
 def items_for(statement: str) -> list[str]:
@@ -64,6 +69,9 @@ SCHEMA = Dataset(
         pa.field("extra", pa.string()),  # JSON: vendor fields outside the canonical set
     ),
     key=("symbol", "statement", "report_period", "report_type"),
+    units={
+        name: units.CNY_PER_SHARE if name in PER_SHARE_ITEMS else units.CNY for name in LINE_ITEMS
+    },
     partitioning=by_year("report_period"),
     date_column="report_period",
     kind=Kind.REPORT_PERIOD,

@@ -25,11 +25,12 @@ from datetime import time
 from typing import Annotated
 
 import pyarrow as pa
-from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.index_quotes import INDICES
 from pitlake.schemas.query import AsOf, Day, SnapshotListQuery, query_model
 from pydantic import Field
 
+from pitlake import units
 from pitlake.pit import rule_snapshot
 
 # The indices served, canonical code → name (a subset of index_quotes' INDICES).
@@ -50,6 +51,7 @@ SCHEMA = Dataset(
         pa.field("vendor_date", pa.date32()),  # the date a current list states (AkShare 日期)
     ),
     key=("index_code", "trade_date", "symbol"),
+    units=by_unit({units.PERCENT: ("weight",)}),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.SNAPSHOT_LIST,

@@ -13,9 +13,10 @@ a failed fetch is a failure status (UPSTREAM_ERROR, RATE_LIMITED …), never an 
 """
 
 import pyarrow as pa
-from pitlake.schemas.base import TS, Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import TS, Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.query import OptionalSymbols, TradeDatedQuery, query_model
 
+from pitlake import units
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.limits import BROKEN, DOWN, POOLS, UP  # the pools, named once with the rule
 from pitlake.pit import rule_day_end
@@ -29,14 +30,14 @@ SCHEMA = Dataset(
         pa.field("trade_date", pa.date32(), nullable=False),
         pa.field("pool", pa.string(), nullable=False),  # up | down | broken
         pa.field("name", pa.string()),
-        pa.field("close", pa.float64()),  # 元 (the list's latest price: the close)
-        pa.field("pct_chg", pa.float64()),  # percent
-        pa.field("amount", pa.float64()),  # 元, the session's turnover
-        pa.field("float_mv", pa.float64()),  # 元
-        pa.field("total_mv", pa.float64()),  # 元
-        pa.field("turnover_rate", pa.float64()),  # percent
-        pa.field("seal_amount", pa.float64()),  # 元, orders resting at the limit at the close
-        pa.field("limit_price", pa.float64()),  # 元, where the vendor gives it (broken pool)
+        pa.field("close", pa.float64()),  # the list's latest price: the close
+        pa.field("pct_chg", pa.float64()),
+        pa.field("amount", pa.float64()),  # the session's turnover
+        pa.field("float_mv", pa.float64()),
+        pa.field("total_mv", pa.float64()),
+        pa.field("turnover_rate", pa.float64()),
+        pa.field("seal_amount", pa.float64()),  # orders resting at the limit at the close
+        pa.field("limit_price", pa.float64()),  # where the vendor gives it (broken pool)
         pa.field("first_sealed_at", TS),  # instant of the session; null where not given
         pa.field("last_sealed_at", TS),
         pa.field("breaks", pa.float64()),  # times the seal opened (炸板次数 / 开板次数)
@@ -45,6 +46,24 @@ SCHEMA = Dataset(
         pa.field("industry", pa.string()),
     ),
     key=("symbol", "trade_date", "pool"),
+    units=by_unit(
+        {
+            units.CNY_PER_SHARE: (
+                "close",
+                "limit_price",
+            ),
+            units.PERCENT: (
+                "pct_chg",
+                "turnover_rate",
+            ),
+            units.CNY: (
+                "amount",
+                "float_mv",
+                "total_mv",
+                "seal_amount",
+            ),
+        }
+    ),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.TRADE_DATED,
