@@ -25,12 +25,19 @@ from pitlake.symbols import canonical_many, instrument_members
 TS = pa.timestamp("us", tz="UTC")
 
 BITEMPORAL_FIELDS: tuple[pa.Field, ...] = (
-    pa.field("source", pa.string(), nullable=False),  # vendor that actually served the row
-    pa.field("known_at", TS, nullable=False),  # when the fact became public
-    pa.field("known_at_basis", pa.string(), nullable=False),  # why we believe known_at
-    pa.field("ingested_at", TS, nullable=False),  # when this lake stored it
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("known_at", TS, nullable=False),
+    pa.field("known_at_basis", pa.string(), nullable=False),
+    pa.field("ingested_at", TS, nullable=False),
     pa.field("run_id", pa.string(), nullable=False),
 )
+BITEMPORAL_DOCS: dict[str, str] = {
+    "source": "the vendor that actually served the row",
+    "known_at": "when the fact became public (an instant; see the dataset's known-at rule)",
+    "known_at_basis": "why we believe known_at (one of the rule's bases)",
+    "ingested_at": "when this lake stored the row",
+    "run_id": "the ingest run that stored it",
+}
 BITEMPORAL_COLUMNS: tuple[str, ...] = tuple(f.name for f in BITEMPORAL_FIELDS)
 
 
