@@ -230,9 +230,20 @@ def create_server(
         sessions, and whether it is past the staleness threshold."""
         return tool_result(svc.status(as_of=as_of))
 
+    @mcp.tool(output_schema=_schema(Envelope), annotations=READ_ONLY)
+    def datasets(as_of: AsOf = None) -> ToolResult:
+        """What is in the lake: every dataset with its columns (type, unit), key, known-at
+        rule and its bases, vendors and default chain, and what the lake holds of it as of
+        the as-of (held: rows public by then, first and last date, last successful fetch).
+        Call it first to learn which datasets and dates a question can be answered from."""
+        return tool_result(svc.catalogue(as_of=as_of))
+
     guard.tool_names = sorted(
         [*(spec.tool or surfaces.name(spec) for spec in surfaces.QUERIES)]
-        + [getattr(t, "name", None) or t.__name__ for t in (snapshot, market_overview, status)]
+        + [
+            getattr(t, "name", None) or t.__name__
+            for t in (snapshot, market_overview, status, datasets)
+        ]
         + [DERIVED_POOLS_TOOL]
     )
     return mcp
