@@ -21,15 +21,22 @@ SCHEMA = Dataset(
         pa.field("close", pa.float64()),
         pa.field("pct_chg", pa.float64()),
         pa.field("turnover_rate", pa.float64()),
-        pa.field("buy_amount", pa.float64()),  # billboard buys
+        pa.field("buy_amount", pa.float64()),
         pa.field("sell_amount", pa.float64()),
         pa.field("net_buy", pa.float64()),
-        pa.field("billboard_amount", pa.float64()),  # buys + sells on the list
-        pa.field("market_amount", pa.float64()),  # the stock's total turnover that day
+        pa.field("billboard_amount", pa.float64()),
+        pa.field("market_amount", pa.float64()),
         pa.field("float_mv", pa.float64()),
-        # JSON list of seats: [{"side": "buy"|"sell", "branch", "buy", "sell", "net"}], or null.
         pa.field("seats", pa.string()),
     ),
+    column_docs={
+        "buy_amount": "billboard buys",
+        "billboard_amount": "buys + sells on the list",
+        "market_amount": "the stock's total turnover that day",
+        "seats": (
+            'JSON list of seats: [{"side": "buy"|"sell", "branch", "buy", "sell", "net"}], or null.'
+        ),
+    },
     key=("symbol", "trade_date", "reason"),
     units=by_unit(
         {

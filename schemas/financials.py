@@ -58,16 +58,26 @@ SCHEMA = Dataset(
     name="financials",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
-        pa.field("statement", pa.string(), nullable=False),  # income | balance | cashflow
-        pa.field("report_period", pa.date32(), nullable=False),  # quarter end
-        pa.field("report_type", pa.string(), nullable=False),  # Tushare codes
-        pa.field("ann_date", pa.date32()),  # first announcement (Tushare ann_date, EM NOTICE_DATE)
-        pa.field("revision_date", pa.date32()),  # Tushare f_ann_date, EM UPDATE_DATE
-        pa.field("update_flag", pa.string()),  # Tushare: '1' latest, '0' pre-revision
-        pa.field("undated_revision", pa.bool_()),  # restated with no distinct date → first_seen
+        pa.field("statement", pa.string(), nullable=False),
+        pa.field("report_period", pa.date32(), nullable=False),
+        pa.field("report_type", pa.string(), nullable=False),
+        pa.field("ann_date", pa.date32()),
+        pa.field("revision_date", pa.date32()),
+        pa.field("update_flag", pa.string()),
+        pa.field("undated_revision", pa.bool_()),
         *(pa.field(name, pa.float64()) for name in LINE_ITEMS),
-        pa.field("extra", pa.string()),  # JSON: vendor fields outside the canonical set
+        pa.field("extra", pa.string()),
     ),
+    column_docs={
+        "statement": "income | balance | cashflow",
+        "report_period": "quarter end",
+        "report_type": "Tushare codes",
+        "ann_date": "first announcement (Tushare ann_date, EM NOTICE_DATE)",
+        "revision_date": "Tushare f_ann_date, EM UPDATE_DATE",
+        "update_flag": "Tushare: '1' latest, '0' pre-revision",
+        "undated_revision": "restated with no distinct date → first_seen",
+        "extra": "JSON: vendor fields outside the canonical set",
+    },
     key=("symbol", "statement", "report_period", "report_type"),
     units={
         name: units.CNY_PER_SHARE if name in PER_SHARE_ITEMS else units.CNY for name in LINE_ITEMS

@@ -33,7 +33,7 @@ INDICES: dict[str, str] = {
 SCHEMA = Dataset(
     name="index_quotes",
     fields=(
-        pa.field("symbol", pa.string(), nullable=False),  # index code, e.g. 000300.SH
+        pa.field("symbol", pa.string(), nullable=False),
         pa.field("trade_date", pa.date32(), nullable=False),
         pa.field("open", pa.float64()),
         pa.field("high", pa.float64()),
@@ -44,6 +44,9 @@ SCHEMA = Dataset(
         pa.field("amount", pa.float64()),
         pa.field("pct_chg", pa.float64()),
     ),
+    column_docs={
+        "symbol": "index code, e.g. 000300.SH",
+    },
     key=("symbol", "trade_date"),
     units=by_unit(
         {

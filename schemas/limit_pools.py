@@ -28,23 +28,34 @@ SCHEMA = Dataset(
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
         pa.field("trade_date", pa.date32(), nullable=False),
-        pa.field("pool", pa.string(), nullable=False),  # up | down | broken
+        pa.field("pool", pa.string(), nullable=False),
         pa.field("name", pa.string()),
-        pa.field("close", pa.float64()),  # the list's latest price: the close
+        pa.field("close", pa.float64()),
         pa.field("pct_chg", pa.float64()),
-        pa.field("amount", pa.float64()),  # the session's turnover
+        pa.field("amount", pa.float64()),
         pa.field("float_mv", pa.float64()),
         pa.field("total_mv", pa.float64()),
         pa.field("turnover_rate", pa.float64()),
-        pa.field("seal_amount", pa.float64()),  # orders resting at the limit at the close
-        pa.field("limit_price", pa.float64()),  # where the vendor gives it (broken pool)
-        pa.field("first_sealed_at", TS),  # instant of the session; null where not given
+        pa.field("seal_amount", pa.float64()),
+        pa.field("limit_price", pa.float64()),
+        pa.field("first_sealed_at", TS),
         pa.field("last_sealed_at", TS),
-        pa.field("breaks", pa.float64()),  # times the seal opened (炸板次数 / 开板次数)
-        pa.field("consecutive", pa.float64()),  # consecutive limit sessions (连板数 / 连续跌停)
-        pa.field("limit_stat", pa.string()),  # "N/T": N limit-ups in the last T sessions
+        pa.field("breaks", pa.float64()),
+        pa.field("consecutive", pa.float64()),
+        pa.field("limit_stat", pa.string()),
         pa.field("industry", pa.string()),
     ),
+    column_docs={
+        "pool": "up | down | broken",
+        "close": "the list's latest price: the close",
+        "amount": "the session's turnover",
+        "seal_amount": "orders resting at the limit at the close",
+        "limit_price": "where the vendor gives it (broken pool)",
+        "first_sealed_at": "instant of the session; null where not given",
+        "breaks": "times the seal opened (炸板次数 / 开板次数)",
+        "consecutive": "consecutive limit sessions (连板数 / 连续跌停)",
+        "limit_stat": '"N/T": N limit-ups in the last T sessions',
+    },
     key=("symbol", "trade_date", "pool"),
     units=by_unit(
         {

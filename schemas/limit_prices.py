@@ -19,10 +19,13 @@ SCHEMA = Dataset(
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
         pa.field("trade_date", pa.date32(), nullable=False),
-        pa.field("pre_close", pa.float64()),  # the reference price the limits are set from
+        pa.field("pre_close", pa.float64()),
         pa.field("up_limit", pa.float64()),
         pa.field("down_limit", pa.float64()),
     ),
+    column_docs={
+        "pre_close": "the reference price the limits are set from",
+    },
     key=("symbol", "trade_date"),
     units=by_unit(
         {

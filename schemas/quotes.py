@@ -20,12 +20,15 @@ SCHEMA = Dataset(
         pa.field("high", pa.float64()),
         pa.field("low", pa.float64()),
         pa.field("close", pa.float64()),
-        pa.field("pre_close", pa.float64()),  # vendor's ex-rights reference price, if given
+        pa.field("pre_close", pa.float64()),
         pa.field("volume", pa.float64()),
         pa.field("amount", pa.float64()),
         pa.field("pct_chg", pa.float64()),
         pa.field("turnover_rate", pa.float64()),
     ),
+    column_docs={
+        "pre_close": "vendor's ex-rights reference price, if given",
+    },
     key=("symbol", "trade_date"),
     units=by_unit(
         {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from pitlake.schemas import BITEMPORAL_FIELDS, SCHEMAS, Dataset
-from pitlake.schemas.base import by_unit
+from pitlake.schemas.base import BITEMPORAL_DOCS, by_unit
 
 from pitlake import units
 from pitlake.lake.catalog import Catalog
@@ -83,6 +83,8 @@ def test_each_entry_is_its_spec(built: Path) -> None:
         ], name
         assert [f["unit"] for f in e["fields"]] == [spec.units.get(f.name) for f in columns]
         assert [f["key"] for f in e["fields"]] == [f.name in spec.key for f in columns]
+        docs = {**BITEMPORAL_DOCS, **spec.column_docs}
+        assert [f["description"] for f in e["fields"]] == [docs.get(f.name) for f in columns]
         assert e["key"] == list(spec.key)
         assert e["kind"] == spec.kind.value and e["load"]["scope"] == spec.scope.value
         assert e["date_column"] == spec.date_column
