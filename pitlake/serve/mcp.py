@@ -54,7 +54,8 @@ back as an INVALID_ARGUMENTS envelope with isError true; fix the argument named 
 Symbols: 600519.SH, 000001.SZ, 430047.BJ (other forms accepted). Dates: YYYY-MM-DD. Units:
 prices, amounts, market caps and statement lines in CNY (元; prices per share), volume and share
 counts in shares, percent fields (pct_chg, turnover_rate, …) in percent. The operator may pin
-the as-of: a later as_of is clamped and meta.pinned is true.
+the as-of: a later as_of is clamped and meta.pinned is true. The `datasets` tool lists every
+dataset (columns, units, key, known-at rule) and what the lake holds of it as of the as-of.
 """
 
 Datasets = Annotated[
