@@ -159,6 +159,9 @@ def _register() -> None:
     from pitlake.commands import runs as runs_cmd  # recent runs, abandoned ones named
 
     runs_cmd.register(app)
+    from pitlake.commands import datasets as datasets_cmd  # the catalogue (issue 30)
+
+    datasets_cmd.register(app)
 
 
 _register()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from pitlake.calendar import (
 from pitlake.errors import CalendarRangeError, InvalidArgumentsError
 
 END_OF_DAY = time(23, 59, 59, 999999)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class KnownAtBasis(StrEnum):
@@ -259,6 +260,25 @@ def _const(frame: pd.DataFrame, value: str) -> pd.Series:
     return pd.Series([value] * len(frame), index=frame.index, dtype="string")
 
 
+RULE_BASES = "known_at_bases"  # the attribute `bases` sets on a rule
+
+
+def bases(*declared: KnownAtBasis) -> Callable[[F], F]:
+    """Declare the `known_at_basis` values a known-at rule can give (the catalogue lists
+    them; tests/read/test_catalogue.py holds every stored row's basis to its rule's)."""
+
+    def mark(rule: F) -> F:
+        setattr(rule, RULE_BASES, tuple(b.value for b in declared))
+        return rule
+
+    return mark
+
+
+def rule_bases(rule: Callable[..., Any]) -> tuple[str, ...]:
+    """The basis values a rule declared (`bases`); () for an undeclared one."""
+    return tuple(getattr(rule, RULE_BASES, ()))
+
+
 def _fetched(frame: pd.DataFrame, fetched_at: datetime) -> pd.Series:
     ts = (
         pd.Timestamp(fetched_at).tz_convert("UTC")
@@ -268,23 +288,31 @@ def _fetched(frame: pd.DataFrame, fetched_at: datetime) -> pd.Series:
     return pd.Series([ts] * len(frame), index=frame.index).astype(KNOWN_AT_DTYPE)
 
 
+@bases(KnownAtBasis.SESSION_CLOSE)
 def rule_session_close(frame: pd.DataFrame, fetched_at: datetime):
+    """A session's bar is known at its close (15:00 +08:00 of trade_date)."""
     return _dates_at(frame["trade_date"], SESSION_CLOSE), _const(frame, KnownAtBasis.SESSION_CLOSE)
 
 
+@bases(KnownAtBasis.EX_DATE_OPEN)
 def rule_ex_date_open(frame: pd.DataFrame, fetched_at: datetime):
+    """An adjustment factor is known at its ex-date's open (09:15 +08:00 of trade_date)."""
     return _dates_at(frame["trade_date"], EX_DATE_OPEN), _const(frame, KnownAtBasis.EX_DATE_OPEN)
 
 
+@bases(KnownAtBasis.PRE_OPEN)
 def rule_pre_open(frame: pd.DataFrame, fetched_at: datetime):
     """A fact about a session published before its open (limit prices, 08:40 +08:00)."""
     return _dates_at(frame["trade_date"], LIMITS_PUBLISHED), _const(frame, KnownAtBasis.PRE_OPEN)
 
 
+@bases(KnownAtBasis.DAY_END)
 def rule_day_end(frame: pd.DataFrame, fetched_at: datetime):
+    """A fact about a day is known at the end of its Beijing day (trade_date 23:59:59)."""
     return _dates_at(frame["trade_date"], END_OF_DAY), _const(frame, KnownAtBasis.DAY_END)
 
 
+@bases(KnownAtBasis.DAY_END, KnownAtBasis.FIRST_SEEN)
 def rule_snapshot(frame: pd.DataFrame, fetched_at: datetime):
     """A dated snapshot (a list as of its trade_date) is known at the end of that Beijing day;
     a vendor's *current* list (column `current_list`), which says nothing of when it took
@@ -297,10 +325,13 @@ def rule_snapshot(frame: pd.DataFrame, fetched_at: datetime):
     return known.astype(KNOWN_AT_DTYPE), basis
 
 
+@bases(KnownAtBasis.FIRST_SEEN)
 def rule_first_seen(frame: pd.DataFrame, fetched_at: datetime):
+    """Known from the moment we first saw it (the fetch): nothing dates it earlier."""
     return _fetched(frame, fetched_at), _const(frame, KnownAtBasis.FIRST_SEEN)
 
 
+@bases(KnownAtBasis.PUBLISHED, KnownAtBasis.FIRST_SEEN)
 def rule_news(frame: pd.DataFrame, fetched_at: datetime):
     """Publish time when we have one; otherwise the first time we saw the item."""
     published = pd.to_datetime(frame["published_at"], utc=True).astype(KNOWN_AT_DTYPE)
@@ -311,6 +342,7 @@ def rule_news(frame: pd.DataFrame, fetched_at: datetime):
     return known.astype(KNOWN_AT_DTYPE), basis
 
 
+@bases(KnownAtBasis.PUBLISHED, KnownAtBasis.ANNOUNCEMENT)
 def rule_published_else_day_end(frame: pd.DataFrame, fetched_at: datetime):
     """An item with a vendor publish time (`published_at`) is known then (`published`); one
     the vendor dates only by its Beijing day (`ann_date`) at the end of that day
@@ -323,6 +355,7 @@ def rule_published_else_day_end(frame: pd.DataFrame, fetched_at: datetime):
     return known.astype(KNOWN_AT_DTYPE), basis
 
 
+@bases(KnownAtBasis.ANNOUNCEMENT, KnownAtBasis.FIRST_SEEN)
 def rule_announced_else_first_seen(frame: pd.DataFrame, fetched_at: datetime):
     """A plan the vendor dates by its announcement (`ann_date`) is known at the end of the
     latest day that applies to its values: the announcement, or a later `actual_date` the row
@@ -338,6 +371,12 @@ def rule_announced_else_first_seen(frame: pd.DataFrame, fetched_at: datetime):
     return known.astype(KNOWN_AT_DTYPE), basis
 
 
+@bases(
+    KnownAtBasis.ANNOUNCEMENT,
+    KnownAtBasis.REVISION,
+    KnownAtBasis.STATUTORY_DEADLINE,
+    KnownAtBasis.FIRST_SEEN,
+)
 def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
     """ann_date / revision_date (f_ann_date, UPDATE_DATE) / statutory deadline / first_seen.
 
@@ -383,6 +422,7 @@ def _clock_of(times: pd.Series) -> pd.Series:
     return pd.to_timedelta(text.map(lambda t: t if t.count(":") == 2 else t + ":00"))
 
 
+@bases(KnownAtBasis.ANNOUNCEMENT, KnownAtBasis.IN_FORCE, KnownAtBasis.FIRST_SEEN)
 def rule_state_intervals(frame: pd.DataFrame, fetched_at: datetime):
     """An interval of one state of one symbol (start_date … end_date, inclusive; end null =
     open-ended), known at the later of when its start and its end became public, never after
@@ -434,6 +474,7 @@ def _session_after(day: date) -> date | None:
         return None
 
 
+@bases(KnownAtBasis.ANNOUNCEMENT, KnownAtBasis.IN_FORCE, KnownAtBasis.FIRST_SEEN)
 def rule_issue_terms(frame: pd.DataFrame, fetched_at: datetime):
     """An IPO's terms (issue price, amounts, 中签率), known at the end of the session after
     the subscription day `ipo_date` (T+1, basis `announcement`), never later than its

@@ -55,3 +55,14 @@ def fraction_to_percent(v: T) -> T:
 
 def percent_to_fraction(v: T) -> T:
     return v / 100
+
+
+# The canonical units a stored column is in, by name: each dataset spec maps its columns to
+# these (`Dataset.units`), and the catalogue (`pitlake datasets`) shows them. A column not
+# mapped is a code, a date, a text or a plain ratio (PE, a factor, a count).
+CNY = "CNY"  # 元
+CNY_PER_SHARE = "CNY/share"  # a price (元 per share)
+SHARES = "shares"  # 股 (手 and 万股 are converted)
+PERCENT = "percent"  # 2.35 means 2.35 %
+INDEX_POINTS = "index points"
+UNITS: tuple[str, ...] = (CNY, CNY_PER_SHARE, SHARES, PERCENT, INDEX_POINTS)

@@ -21,15 +21,23 @@ SCHEMA = Dataset(
     name="announcements",
     fields=(
         pa.field("ann_id", pa.string(), nullable=False),
-        pa.field("symbols", pa.list_(pa.string())),  # the company (canonical code)
-        pa.field("name", pa.string()),  # its short name as the feed gave it
+        pa.field("symbols", pa.list_(pa.string())),
+        pa.field("name", pa.string()),
         pa.field("title", pa.string(), nullable=False),
-        pa.field("ann_type", pa.string()),  # East Money's column_name; Tushare gives none
-        pa.field("ann_date", pa.date32(), nullable=False),  # the vendor's Beijing day
+        pa.field("ann_type", pa.string()),
+        pa.field("ann_date", pa.date32(), nullable=False),
         pa.field("url", pa.string()),
-        pa.field("published_at", pa.timestamp("us", tz="UTC")),  # rec_time; null: date only
-        pa.field("sources", pa.list_(pa.string())),  # feeds that carried it, e.g. tushare:anns_d
+        pa.field("published_at", pa.timestamp("us", tz="UTC")),
+        pa.field("sources", pa.list_(pa.string())),
     ),
+    column_docs={
+        "symbols": "the company (canonical code)",
+        "name": "its short name as the feed gave it",
+        "ann_type": "East Money's column_name; Tushare gives none",
+        "ann_date": "the vendor's Beijing day",
+        "published_at": "rec_time; null: date only",
+        "sources": "feeds that carried it, e.g. tushare:anns_d",
+    },
     key=("ann_id",),
     partitioning=BY_KNOWN_AT_MONTH,
     date_column=None,

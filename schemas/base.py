@@ -8,7 +8,7 @@ The bitemporal columns are the same for every dataset and defined only here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time
 from enum import StrEnum
@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from pitlake import units as _units
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import Rule
 from pitlake.symbols import canonical_many, instrument_members
@@ -24,13 +25,26 @@ from pitlake.symbols import canonical_many, instrument_members
 TS = pa.timestamp("us", tz="UTC")
 
 BITEMPORAL_FIELDS: tuple[pa.Field, ...] = (
-    pa.field("source", pa.string(), nullable=False),  # vendor that actually served the row
-    pa.field("known_at", TS, nullable=False),  # when the fact became public
-    pa.field("known_at_basis", pa.string(), nullable=False),  # why we believe known_at
-    pa.field("ingested_at", TS, nullable=False),  # when this lake stored it
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("known_at", TS, nullable=False),
+    pa.field("known_at_basis", pa.string(), nullable=False),
+    pa.field("ingested_at", TS, nullable=False),
     pa.field("run_id", pa.string(), nullable=False),
 )
+BITEMPORAL_DOCS: dict[str, str] = {
+    "source": "the vendor that actually served the row",
+    "known_at": "when the fact became public (an instant; see the dataset's known-at rule)",
+    "known_at_basis": "why we believe known_at (one of the rule's bases)",
+    "ingested_at": "when this lake stored the row",
+    "run_id": "the ingest run that stored it",
+}
 BITEMPORAL_COLUMNS: tuple[str, ...] = tuple(f.name for f in BITEMPORAL_FIELDS)
+
+
+def by_unit(groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """{unit: columns} → {column: unit}: a spec's `units`, written unit by unit (the units
+    are `pitlake.units`' names)."""
+    return {column: unit for unit, columns in groups.items() for column in columns}
 
 
 def _year_of(col: str) -> Callable[[pd.DataFrame], pd.Series]:
@@ -172,8 +186,23 @@ class Dataset:
     sort: tuple[str, ...] = ()  # within-partition order; defaults to key
     # Columns excluded from "did the values change?" (vendor noise such as names, free text).
     ignore_on_compare: tuple[str, ...] = ()
+    # column → its canonical unit (`pitlake.units`: CNY, CNY/share, shares, percent, index
+    # points), written with `by_unit`; a column not named has none (codes, dates, ratios).
+    units: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
-    extra_doc: dict[str, str] = field(default_factory=dict)
+    # column → what it holds, where its name does not say it (the catalogue shows it).
+    column_docs: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """A unit or a doc for a column the spec does not have, or a unit pitlake does not
+        know, is a spec error: found at import, never shown by the catalogue."""
+        for what, named in (("units", self.units), ("column_docs", self.column_docs)):
+            stray = sorted(set(named) - set(self.columns))
+            if stray:
+                raise ValueError(f"{self.name}: {what} names no column {stray}")
+        unknown = sorted(set(self.units.values()) - set(_units.UNITS))
+        if unknown:
+            raise ValueError(f"{self.name}: unknown units {unknown}; known: {_units.UNITS}")
 
     @property
     def arrow_schema(self) -> pa.Schema:

@@ -9,10 +9,13 @@ from pitlake.pit import rule_first_seen
 SCHEMA = Dataset(
     name="calendar",
     fields=(
-        pa.field("exchange", pa.string(), nullable=False),  # XSHG
+        pa.field("exchange", pa.string(), nullable=False),
         pa.field("date", pa.date32(), nullable=False),
         pa.field("is_open", pa.bool_(), nullable=False),
     ),
+    column_docs={
+        "exchange": "XSHG",
+    },
     key=("exchange", "date"),
     partitioning=by_year("date"),
     date_column="date",

@@ -25,13 +25,21 @@ SCHEMA = Dataset(
     name="disclosure_schedule",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
-        pa.field("report_period", pa.date32(), nullable=False),  # quarter end
-        pa.field("planned_date", pa.date32(), nullable=False),  # the current plan
-        pa.field("actual_date", pa.date32()),  # null until the report is out
-        pa.field("first_planned_date", pa.date32()),  # East Money 首次预约时间; Tushare: null
-        pa.field("ann_date", pa.date32()),  # Tushare: the latest scheduling announcement
-        pa.field("extra", pa.string()),  # JSON: the vendor's change history as given
+        pa.field("report_period", pa.date32(), nullable=False),
+        pa.field("planned_date", pa.date32(), nullable=False),
+        pa.field("actual_date", pa.date32()),
+        pa.field("first_planned_date", pa.date32()),
+        pa.field("ann_date", pa.date32()),
+        pa.field("extra", pa.string()),
     ),
+    column_docs={
+        "report_period": "quarter end",
+        "planned_date": "the current plan",
+        "actual_date": "null until the report is out",
+        "first_planned_date": "East Money 首次预约时间; Tushare: null",
+        "ann_date": "Tushare: the latest scheduling announcement",
+        "extra": "JSON: the vendor's change history as given",
+    },
     key=("symbol", "report_period"),
     partitioning=by_year("report_period"),
     date_column="planned_date",

@@ -4,9 +4,10 @@ Never stores the vendor's 上榜后N日 columns: they are returns *after* the li
 """
 
 import pyarrow as pa
-from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.query import OptionalSymbols, TradeDatedQuery, query_model
 
+from pitlake import units
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.pit import rule_day_end
 
@@ -17,19 +18,43 @@ SCHEMA = Dataset(
         pa.field("trade_date", pa.date32(), nullable=False),
         pa.field("reason", pa.string(), nullable=False),
         pa.field("name", pa.string()),
-        pa.field("close", pa.float64()),  # 元
-        pa.field("pct_chg", pa.float64()),  # percent
-        pa.field("turnover_rate", pa.float64()),  # percent
-        pa.field("buy_amount", pa.float64()),  # 元, billboard buys
-        pa.field("sell_amount", pa.float64()),  # 元
-        pa.field("net_buy", pa.float64()),  # 元
-        pa.field("billboard_amount", pa.float64()),  # 元, buys + sells on the list
-        pa.field("market_amount", pa.float64()),  # 元, the stock's total turnover that day
-        pa.field("float_mv", pa.float64()),  # 元
-        # JSON list of seats: [{"side": "buy"|"sell", "branch", "buy", "sell", "net"}], or null.
+        pa.field("close", pa.float64()),
+        pa.field("pct_chg", pa.float64()),
+        pa.field("turnover_rate", pa.float64()),
+        pa.field("buy_amount", pa.float64()),
+        pa.field("sell_amount", pa.float64()),
+        pa.field("net_buy", pa.float64()),
+        pa.field("billboard_amount", pa.float64()),
+        pa.field("market_amount", pa.float64()),
+        pa.field("float_mv", pa.float64()),
         pa.field("seats", pa.string()),
     ),
+    column_docs={
+        "buy_amount": "billboard buys",
+        "billboard_amount": "buys + sells on the list",
+        "market_amount": "the stock's total turnover that day",
+        "seats": (
+            'JSON list of seats: [{"side": "buy"|"sell", "branch", "buy", "sell", "net"}], or null.'
+        ),
+    },
     key=("symbol", "trade_date", "reason"),
+    units=by_unit(
+        {
+            units.CNY_PER_SHARE: ("close",),
+            units.PERCENT: (
+                "pct_chg",
+                "turnover_rate",
+            ),
+            units.CNY: (
+                "buy_amount",
+                "sell_amount",
+                "net_buy",
+                "billboard_amount",
+                "market_amount",
+                "float_mv",
+            ),
+        }
+    ),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.TRADE_DATED,

@@ -14,12 +14,13 @@ from pitlake.schemas.base import Dataset, Kind, Scope, by_year
 from pitlake.schemas.query import ReportPeriodQuery, query_model
 from pydantic import Field
 
+from pitlake import units
 from pitlake.pit import END_OF_DAY, rule_financials
 
 STATEMENTS = ("income", "balance", "cashflow")
 
-# canonical line item → its statement (元 unless noted). Which vendor field carries each is
-# the vendor package's business (pitlake/vendors/<vendor>/fields.py).
+# canonical line item → its statement (in CNY but PER_SHARE_ITEMS: `units` below). Which
+# vendor field carries each is the vendor package's business (pitlake/vendors/<vendor>/fields.py).
 LINE_ITEMS: dict[str, str] = {
     "total_revenue": "income",
     "revenue": "income",
@@ -29,8 +30,8 @@ LINE_ITEMS: dict[str, str] = {
     "income_tax": "income",
     "net_profit": "income",
     "net_profit_parent": "income",
-    "eps_basic": "income",  # 元 per share
-    "eps_diluted": "income",  # 元 per share
+    "eps_basic": "income",  # per share (PER_SHARE_ITEMS)
+    "eps_diluted": "income",
     "total_assets": "balance",
     "total_liabilities": "balance",
     "equity_parent": "balance",
@@ -45,6 +46,10 @@ LINE_ITEMS: dict[str, str] = {
 }
 
 
+# The line items that are per share (CNY/share); every other one is in CNY.
+PER_SHARE_ITEMS = ("eps_basic", "eps_diluted")
+
+
 def items_for(statement: str) -> list[str]:
     return [k for k, st in LINE_ITEMS.items() if st == statement]
 
@@ -53,17 +58,30 @@ SCHEMA = Dataset(
     name="financials",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
-        pa.field("statement", pa.string(), nullable=False),  # income | balance | cashflow
-        pa.field("report_period", pa.date32(), nullable=False),  # quarter end
-        pa.field("report_type", pa.string(), nullable=False),  # Tushare codes
-        pa.field("ann_date", pa.date32()),  # first announcement (Tushare ann_date, EM NOTICE_DATE)
-        pa.field("revision_date", pa.date32()),  # Tushare f_ann_date, EM UPDATE_DATE
-        pa.field("update_flag", pa.string()),  # Tushare: '1' latest, '0' pre-revision
-        pa.field("undated_revision", pa.bool_()),  # restated with no distinct date → first_seen
+        pa.field("statement", pa.string(), nullable=False),
+        pa.field("report_period", pa.date32(), nullable=False),
+        pa.field("report_type", pa.string(), nullable=False),
+        pa.field("ann_date", pa.date32()),
+        pa.field("revision_date", pa.date32()),
+        pa.field("update_flag", pa.string()),
+        pa.field("undated_revision", pa.bool_()),
         *(pa.field(name, pa.float64()) for name in LINE_ITEMS),
-        pa.field("extra", pa.string()),  # JSON: vendor fields outside the canonical set
+        pa.field("extra", pa.string()),
     ),
+    column_docs={
+        "statement": "income | balance | cashflow",
+        "report_period": "quarter end",
+        "report_type": "Tushare codes",
+        "ann_date": "first announcement (Tushare ann_date, EM NOTICE_DATE)",
+        "revision_date": "Tushare f_ann_date, EM UPDATE_DATE",
+        "update_flag": "Tushare: '1' latest, '0' pre-revision",
+        "undated_revision": "restated with no distinct date → first_seen",
+        "extra": "JSON: vendor fields outside the canonical set",
+    },
     key=("symbol", "statement", "report_period", "report_type"),
+    units={
+        name: units.CNY_PER_SHARE if name in PER_SHARE_ITEMS else units.CNY for name in LINE_ITEMS
+    },
     partitioning=by_year("report_period"),
     date_column="report_period",
     kind=Kind.REPORT_PERIOD,

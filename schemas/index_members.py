@@ -25,11 +25,12 @@ from datetime import time
 from typing import Annotated
 
 import pyarrow as pa
-from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.index_quotes import INDICES
 from pitlake.schemas.query import AsOf, Day, SnapshotListQuery, query_model
 from pydantic import Field
 
+from pitlake import units
 from pitlake.pit import rule_snapshot
 
 # The indices served, canonical code → name (a subset of index_quotes' INDICES).
@@ -41,15 +42,23 @@ MEMBER_INDICES: dict[str, str] = {
 SCHEMA = Dataset(
     name="index_members",
     fields=(
-        pa.field("index_code", pa.string(), nullable=False),  # e.g. 000300.SH
-        pa.field("trade_date", pa.date32(), nullable=False),  # the snapshot's date
-        pa.field("symbol", pa.string(), nullable=False),  # the member, canonical A-share code
-        pa.field("weight", pa.float64()),  # percent of the index; null when not given
-        # True: the vendor's current list, dated by the day we saw it (first_seen)
+        pa.field("index_code", pa.string(), nullable=False),
+        pa.field("trade_date", pa.date32(), nullable=False),
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("weight", pa.float64()),
         pa.field("current_list", pa.bool_(), nullable=False),
-        pa.field("vendor_date", pa.date32()),  # the date a current list states (AkShare 日期)
+        pa.field("vendor_date", pa.date32()),
     ),
+    column_docs={
+        "index_code": "e.g. 000300.SH",
+        "trade_date": "the snapshot's date",
+        "symbol": "the member, canonical A-share code",
+        "weight": "percent of the index; null when not given",
+        "current_list": "True: the vendor's current list, dated by the day we saw it (first_seen)",
+        "vendor_date": "the date a current list states (AkShare 日期)",
+    },
     key=("index_code", "trade_date", "symbol"),
+    units=by_unit({units.PERCENT: ("weight",)}),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.SNAPSHOT_LIST,

@@ -10,10 +10,11 @@ are never parsed as stocks: `pitlake.symbols` refuses every one of them (000xxx 
 from typing import Annotated
 
 import pyarrow as pa
-from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.query import TradeDatedQuery, query_model
 from pydantic import Field
 
+from pitlake import units
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.pit import rule_session_close
 
@@ -32,18 +33,35 @@ INDICES: dict[str, str] = {
 SCHEMA = Dataset(
     name="index_quotes",
     fields=(
-        pa.field("symbol", pa.string(), nullable=False),  # index code, e.g. 000300.SH
+        pa.field("symbol", pa.string(), nullable=False),
         pa.field("trade_date", pa.date32(), nullable=False),
-        pa.field("open", pa.float64()),  # index points
+        pa.field("open", pa.float64()),
         pa.field("high", pa.float64()),
         pa.field("low", pa.float64()),
         pa.field("close", pa.float64()),
         pa.field("pre_close", pa.float64()),
-        pa.field("volume", pa.float64()),  # shares
-        pa.field("amount", pa.float64()),  # 元
-        pa.field("pct_chg", pa.float64()),  # percent
+        pa.field("volume", pa.float64()),
+        pa.field("amount", pa.float64()),
+        pa.field("pct_chg", pa.float64()),
     ),
+    column_docs={
+        "symbol": "index code, e.g. 000300.SH",
+    },
     key=("symbol", "trade_date"),
+    units=by_unit(
+        {
+            units.INDEX_POINTS: (
+                "open",
+                "high",
+                "low",
+                "close",
+                "pre_close",
+            ),
+            units.SHARES: ("volume",),
+            units.CNY: ("amount",),
+            units.PERCENT: ("pct_chg",),
+        }
+    ),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.TRADE_DATED,

@@ -13,9 +13,10 @@ a failed fetch is a failure status (UPSTREAM_ERROR, RATE_LIMITED …), never an 
 """
 
 import pyarrow as pa
-from pitlake.schemas.base import TS, Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import TS, Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.query import OptionalSymbols, TradeDatedQuery, query_model
 
+from pitlake import units
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.limits import BROKEN, DOWN, POOLS, UP  # the pools, named once with the rule
 from pitlake.pit import rule_day_end
@@ -27,24 +28,53 @@ SCHEMA = Dataset(
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
         pa.field("trade_date", pa.date32(), nullable=False),
-        pa.field("pool", pa.string(), nullable=False),  # up | down | broken
+        pa.field("pool", pa.string(), nullable=False),
         pa.field("name", pa.string()),
-        pa.field("close", pa.float64()),  # 元 (the list's latest price: the close)
-        pa.field("pct_chg", pa.float64()),  # percent
-        pa.field("amount", pa.float64()),  # 元, the session's turnover
-        pa.field("float_mv", pa.float64()),  # 元
-        pa.field("total_mv", pa.float64()),  # 元
-        pa.field("turnover_rate", pa.float64()),  # percent
-        pa.field("seal_amount", pa.float64()),  # 元, orders resting at the limit at the close
-        pa.field("limit_price", pa.float64()),  # 元, where the vendor gives it (broken pool)
-        pa.field("first_sealed_at", TS),  # instant of the session; null where not given
+        pa.field("close", pa.float64()),
+        pa.field("pct_chg", pa.float64()),
+        pa.field("amount", pa.float64()),
+        pa.field("float_mv", pa.float64()),
+        pa.field("total_mv", pa.float64()),
+        pa.field("turnover_rate", pa.float64()),
+        pa.field("seal_amount", pa.float64()),
+        pa.field("limit_price", pa.float64()),
+        pa.field("first_sealed_at", TS),
         pa.field("last_sealed_at", TS),
-        pa.field("breaks", pa.int64()),  # times the seal opened (炸板次数 / 开板次数)
-        pa.field("consecutive", pa.int64()),  # consecutive limit sessions (连板数 / 连续跌停)
-        pa.field("limit_stat", pa.string()),  # "N/T": N limit-ups in the last T sessions
+        pa.field("breaks", pa.int64()),
+        pa.field("consecutive", pa.int64()),
+        pa.field("limit_stat", pa.string()),
         pa.field("industry", pa.string()),
     ),
+    column_docs={
+        "pool": "up | down | broken",
+        "close": "the list's latest price: the close",
+        "amount": "the session's turnover",
+        "seal_amount": "orders resting at the limit at the close",
+        "limit_price": "where the vendor gives it (broken pool)",
+        "first_sealed_at": "instant of the session; null where not given",
+        "breaks": "times the seal opened (炸板次数 / 开板次数)",
+        "consecutive": "consecutive limit sessions (连板数 / 连续跌停)",
+        "limit_stat": '"N/T": N limit-ups in the last T sessions',
+    },
     key=("symbol", "trade_date", "pool"),
+    units=by_unit(
+        {
+            units.CNY_PER_SHARE: (
+                "close",
+                "limit_price",
+            ),
+            units.PERCENT: (
+                "pct_chg",
+                "turnover_rate",
+            ),
+            units.CNY: (
+                "amount",
+                "float_mv",
+                "total_mv",
+                "seal_amount",
+            ),
+        }
+    ),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.TRADE_DATED,

@@ -7,9 +7,10 @@ the gate warns on any derived limit price that differs (pitlake.expectations).
 """
 
 import pyarrow as pa
-from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.query import OptionalSymbols, TradeDatedQuery, query_model
 
+from pitlake import units
 from pitlake.calendar import LIMITS_PUBLISHED
 from pitlake.pit import rule_pre_open
 
@@ -18,11 +19,23 @@ SCHEMA = Dataset(
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
         pa.field("trade_date", pa.date32(), nullable=False),
-        pa.field("pre_close", pa.float64()),  # 元, the reference price the limits are set from
-        pa.field("up_limit", pa.float64()),  # 元
-        pa.field("down_limit", pa.float64()),  # 元
+        pa.field("pre_close", pa.float64()),
+        pa.field("up_limit", pa.float64()),
+        pa.field("down_limit", pa.float64()),
     ),
+    column_docs={
+        "pre_close": "the reference price the limits are set from",
+    },
     key=("symbol", "trade_date"),
+    units=by_unit(
+        {
+            units.CNY_PER_SHARE: (
+                "pre_close",
+                "up_limit",
+                "down_limit",
+            )
+        }
+    ),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.TRADE_DATED,

@@ -11,28 +11,52 @@ Tushare gives it (percent [UNVERIFIED]).
 """
 
 import pyarrow as pa
-from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.query import ScheduledQuery, query_model
 
+from pitlake import units
 from pitlake.pit import rule_issue_terms
 
 SCHEMA = Dataset(
     name="new_shares",
     fields=(
         pa.field("symbol", pa.string(), nullable=False),
-        pa.field("sub_code", pa.string()),  # 申购代码 (e.g. 732398 for 603398.SH)
+        pa.field("sub_code", pa.string()),
         pa.field("name", pa.string()),
-        pa.field("ipo_date", pa.date32(), nullable=False),  # 上网发行日期: subscription day T
-        pa.field("list_date", pa.date32()),  # 上市日期 (Tushare issue_date); null until set
-        pa.field("issue_price", pa.float64()),  # 元 (发行价格); null until priced
-        pa.field("issue_pe", pa.float64()),  # 发行市盈率
-        pa.field("shares_offered", pa.float64()),  # shares (发行总量, 万股 × 10^4)
-        pa.field("shares_online", pa.float64()),  # shares (上网发行总量)
-        pa.field("subscription_cap", pa.float64()),  # shares (个人申购上限)
-        pa.field("funds", pa.float64()),  # 元 (募集资金, 亿元 × 10^8)
-        pa.field("ballot_rate", pa.float64()),  # 中签率, as given [unit UNVERIFIED: percent]
+        pa.field("ipo_date", pa.date32(), nullable=False),
+        pa.field("list_date", pa.date32()),
+        pa.field("issue_price", pa.float64()),
+        pa.field("issue_pe", pa.float64()),
+        pa.field("shares_offered", pa.float64()),
+        pa.field("shares_online", pa.float64()),
+        pa.field("subscription_cap", pa.float64()),
+        pa.field("funds", pa.float64()),
+        pa.field("ballot_rate", pa.float64()),
     ),
+    column_docs={
+        "sub_code": "申购代码 (e.g. 732398 for 603398.SH)",
+        "ipo_date": "上网发行日期: subscription day T",
+        "list_date": "上市日期 (Tushare issue_date); null until set",
+        "issue_price": "发行价格; null until priced",
+        "issue_pe": "发行市盈率",
+        "shares_offered": "发行总量, 万股 × 10^4",
+        "shares_online": "上网发行总量",
+        "subscription_cap": "个人申购上限",
+        "funds": "募集资金, 亿元 × 10^8",
+        "ballot_rate": "中签率, as given [unit UNVERIFIED: percent]",
+    },
     key=("symbol",),
+    units=by_unit(
+        {
+            units.CNY_PER_SHARE: ("issue_price",),
+            units.SHARES: (
+                "shares_offered",
+                "shares_online",
+                "subscription_cap",
+            ),
+            units.CNY: ("funds",),
+        }
+    ),
     partitioning=by_year("ipo_date"),
     date_column="ipo_date",
     kind=Kind.SCHEDULED,

@@ -14,13 +14,18 @@ SCHEMA = Dataset(
     name="news",
     fields=(
         pa.field("news_id", pa.string(), nullable=False),
-        pa.field("symbols", pa.list_(pa.string())),  # canonical codes the item is about
+        pa.field("symbols", pa.list_(pa.string())),
         pa.field("title", pa.string(), nullable=False),
         pa.field("content", pa.string()),
         pa.field("url", pa.string()),
-        pa.field("published_at", pa.timestamp("us", tz="UTC")),  # null when the feed gives none
-        pa.field("sources", pa.list_(pa.string())),  # feeds that carried it, e.g. akshare:em
+        pa.field("published_at", pa.timestamp("us", tz="UTC")),
+        pa.field("sources", pa.list_(pa.string())),
     ),
+    column_docs={
+        "symbols": "canonical codes the item is about",
+        "published_at": "null when the feed gives none",
+        "sources": "feeds that carried it, e.g. akshare:em",
+    },
     key=("news_id",),
     partitioning=BY_KNOWN_AT_MONTH,
     date_column=None,

@@ -3,10 +3,11 @@
 from typing import Annotated, Literal
 
 import pyarrow as pa
-from pitlake.schemas.base import Dataset, Kind, Scope, by_year
+from pitlake.schemas.base import Dataset, Kind, Scope, by_unit, by_year
 from pitlake.schemas.query import TradeDatedQuery, query_model
 from pydantic import Field
 
+from pitlake import units
 from pitlake.calendar import SESSION_CLOSE
 from pitlake.pit import rule_session_close
 
@@ -19,13 +20,33 @@ SCHEMA = Dataset(
         pa.field("high", pa.float64()),
         pa.field("low", pa.float64()),
         pa.field("close", pa.float64()),
-        pa.field("pre_close", pa.float64()),  # vendor's ex-rights reference price, if given
-        pa.field("volume", pa.float64()),  # shares
-        pa.field("amount", pa.float64()),  # 元
-        pa.field("pct_chg", pa.float64()),  # percent
-        pa.field("turnover_rate", pa.float64()),  # percent
+        pa.field("pre_close", pa.float64()),
+        pa.field("volume", pa.float64()),
+        pa.field("amount", pa.float64()),
+        pa.field("pct_chg", pa.float64()),
+        pa.field("turnover_rate", pa.float64()),
     ),
+    column_docs={
+        "pre_close": "vendor's ex-rights reference price, if given",
+    },
     key=("symbol", "trade_date"),
+    units=by_unit(
+        {
+            units.CNY_PER_SHARE: (
+                "open",
+                "high",
+                "low",
+                "close",
+                "pre_close",
+            ),
+            units.SHARES: ("volume",),
+            units.CNY: ("amount",),
+            units.PERCENT: (
+                "pct_chg",
+                "turnover_rate",
+            ),
+        }
+    ),
     partitioning=by_year("trade_date"),
     date_column="trade_date",
     kind=Kind.TRADE_DATED,

@@ -41,20 +41,32 @@ ST_NAME = r"^S?\*?ST"
 
 FIELDS: tuple[pa.Field, ...] = (
     pa.field("symbol", pa.string(), nullable=False),
-    pa.field("attribute", pa.string(), nullable=False),  # listing | name | st | suspension
-    pa.field("start_date", pa.date32(), nullable=False),  # first day in the state
-    pa.field("end_date", pa.date32()),  # last day in the state (inclusive); null: open
-    pa.field("name", pa.string()),  # name rows: the short name in force
-    pa.field("board", pa.string()),  # listing rows: main, STAR, ChiNext, BSE, B
-    pa.field("exchange", pa.string()),  # listing rows: SH, SZ, BJ
-    # listing: the vendor's list status (L, D, P); name: the change reason; st: ST or
-    # *ST; suspension: the vendor's reason or type
+    pa.field("attribute", pa.string(), nullable=False),
+    pa.field("start_date", pa.date32(), nullable=False),
+    pa.field("end_date", pa.date32()),
+    pa.field("name", pa.string()),
+    pa.field("board", pa.string()),
+    pa.field("exchange", pa.string()),
     pa.field("reason", pa.string()),
-    pa.field("ann_date", pa.date32()),  # the vendor's announcement date, when it gives one
-    pa.field("start_time", pa.string()),  # HH:MM Beijing the state began that day, if stated
-    # the vendor gave no date (a list of today's states): dated at the fetch, first_seen
+    pa.field("ann_date", pa.date32()),
+    pa.field("start_time", pa.string()),
     pa.field("undated", pa.bool_(), nullable=False),
 )
+COLUMN_DOCS: dict[str, str] = {
+    "attribute": "listing | name | st | suspension",
+    "start_date": "first day in the state",
+    "end_date": "last day in the state (inclusive); null: open",
+    "name": "name rows: the short name in force",
+    "board": "listing rows: main, STAR, ChiNext, BSE, B",
+    "exchange": "listing rows: SH, SZ, BJ",
+    "reason": (
+        "listing: the vendor's list status (L, D, P); name: the change reason; st: ST or *ST; "
+        "suspension: the vendor's reason or type"
+    ),
+    "ann_date": "the vendor's announcement date, when it gives one",
+    "start_time": "HH:MM Beijing the state began that day, if stated",
+    "undated": "the vendor gave no date (a list of today's states): dated at the fetch, first_seen",
+}
 KEY = ("symbol", "attribute", "start_date")
 SCHEMA_COLUMNS: tuple[str, ...] = tuple(f.name for f in FIELDS)
 
@@ -335,6 +347,7 @@ def gate_states(
 SCHEMA = Dataset(
     name="securities",
     fields=FIELDS,
+    column_docs=COLUMN_DOCS,
     key=KEY,
     partitioning=Partitioning("attribute", lambda f: f["attribute"].astype(str)),
     date_column=None,

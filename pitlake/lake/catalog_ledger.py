@@ -211,6 +211,31 @@ class LedgerRecords:
         with self._tx() as conn:
             return dict(conn.execute(stmt).all())  # type: ignore[arg-type]
 
+    def last_successful_fetches(self, by: datetime) -> dict[str, tuple[datetime, date]]:
+        """Per dataset, the latest successful fetch (OK or NO_DATA) recorded at or before
+        `by` (aware): (when it was recorded, the date it was about). From `ledger_events`,
+        so a later record of the same key (a refetch, a failure) neither hides it nor shows
+        through: the catalogue's "last successful fetch" as of a cutoff."""
+        t = ledger_events_table.c
+        ok = [s.value for s in SUCCESSFUL_FETCH]
+        latest = (
+            select(t.dataset, func.max(t.recorded_at).label("at"))
+            .where(t.status.in_(ok), t.recorded_at <= to_utc_naive(by))
+            .group_by(t.dataset)
+            .subquery()
+        )
+        stmt = (
+            select(t.dataset, t.recorded_at, func.max(t.date_key))
+            .join(latest, (t.dataset == latest.c.dataset) & (t.recorded_at == latest.c.at))
+            .where(t.status.in_(ok))
+            .group_by(t.dataset, t.recorded_at)
+        )
+        with self._tx() as conn:
+            return {
+                ds: (from_storage(at), day)  # type: ignore[misc]
+                for ds, at, day in conn.execute(stmt).all()
+            }
+
     def ledger_rows(
         self, dataset: str, start: date, end: date, symbols: Iterable[str] | None = None
     ) -> list[tuple[Any, ...]]:

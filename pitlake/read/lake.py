@@ -391,6 +391,23 @@ class Lake:
             as_ingested=as_ingested,
         )
 
+    # ================================================================ what is in the lake
+
+    @named_failures
+    def datasets(self, as_of: Instant = None, *, as_ingested: Instant = None) -> Result:
+        """The catalogue (pitlake.read.catalogue): every dataset with its columns (types,
+        units), key, known-at rule and bases, vendors and default chain, load rules, and
+        what this lake holds of it as of the cutoff (rows, first and last date, the last
+        successful fetch recorded by then). `as_of` may be positional: datasets("2025-06-01")."""
+        from pitlake.read import catalogue
+
+        try:
+            ask = self.ask(as_of, as_ingested)
+        except (InvalidArgumentsError, TypeError) as e:
+            return invalid(e)
+        with self.catalog.reading():
+            return catalogue.answer(self, ask)
+
     # ================================================================ point-in-time SQL
 
     def duckdb(self, as_of: Instant = None, *, as_ingested: Instant = None) -> Any:

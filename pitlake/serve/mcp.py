@@ -54,7 +54,8 @@ back as an INVALID_ARGUMENTS envelope with isError true; fix the argument named 
 Symbols: 600519.SH, 000001.SZ, 430047.BJ (other forms accepted). Dates: YYYY-MM-DD. Units:
 prices, amounts, market caps and statement lines in CNY (元; prices per share), volume and share
 counts in shares, percent fields (pct_chg, turnover_rate, …) in percent. The operator may pin
-the as-of: a later as_of is clamped and meta.pinned is true.
+the as-of: a later as_of is clamped and meta.pinned is true. The `datasets` tool lists every
+dataset (columns, units, key, known-at rule) and what the lake holds of it as of the as-of.
 """
 
 Datasets = Annotated[
@@ -230,9 +231,20 @@ def create_server(
         sessions, and whether it is past the staleness threshold."""
         return tool_result(svc.status(as_of=as_of))
 
+    @mcp.tool(output_schema=_schema(Envelope), annotations=READ_ONLY)
+    def datasets(as_of: AsOf = None) -> ToolResult:
+        """What is in the lake: every dataset with its columns (type, unit), key, known-at
+        rule and its bases, vendors and default chain, and what the lake holds of it as of
+        the as-of (held: rows public by then, first and last date, last successful fetch).
+        Call it first to learn which datasets and dates a question can be answered from."""
+        return tool_result(svc.catalogue(as_of=as_of))
+
     guard.tool_names = sorted(
         [*(spec.tool or surfaces.name(spec) for spec in surfaces.QUERIES)]
-        + [getattr(t, "name", None) or t.__name__ for t in (snapshot, market_overview, status)]
+        + [
+            getattr(t, "name", None) or t.__name__
+            for t in (snapshot, market_overview, status, datasets)
+        ]
         + [DERIVED_POOLS_TOOL]
     )
     return mcp

@@ -201,6 +201,14 @@ def _router(service: QueryService) -> APIRouter:
         against the latest closed session, and the lag in sessions."""
         return respond(service.status(as_of=as_of, pin=x_pitlake_pin))
 
+    @r.get("/catalog", response_model=Envelope, summary="What is in the lake (the catalogue)")
+    def catalog(as_of: AsOf = None, x_pitlake_pin: Pin = None) -> Response:
+        """Every dataset: its columns (Arrow type, unit, description), key, known-at rule and
+        bases, vendors and default chain, load rules — generated from the dataset specs —
+        and what this lake holds of it as of the as-of (`held`: rows public by then, first
+        and last date, the last successful fetch recorded by then)."""
+        return respond(service.catalogue(as_of=as_of, pin=x_pitlake_pin))
+
     @r.get("/runs", response_model=Envelope, summary="Ingest runs as of the cutoff")
     def runs(
         as_of: AsOf = None,

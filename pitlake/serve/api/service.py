@@ -307,6 +307,10 @@ class QueryService:
 
         return status(self, as_of=as_of, pin=pin)
 
+    def catalogue(self, *, as_of: Any = None, pin: str | None = None) -> Answer:
+        """What is in the lake as of the cutoff (`Lake.datasets`, pitlake.read.catalogue)."""
+        return self.run("catalog", pin, as_of, lambda lake, a: lake.datasets(a))
+
     def runs(
         self, *, as_of: str | None = None, pin: str | None = None, limit: int | None = None
     ) -> Answer:

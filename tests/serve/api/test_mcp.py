@@ -36,6 +36,7 @@ TOOLS = {
     "limit_pools",
     "snapshot",
     "status",
+    "datasets",
 }
 
 

@@ -37,8 +37,16 @@ CLI_READS = [
     ["snapshot", "-s", f"{A},{B}", "--date", "2025-06-06"],
     ["status"],
 ]
+# Reads that are commands of their own (not `pitlake query`), with their options.
+CLI_COMMANDS = [
+    ["datasets"],
+    ["datasets", "--as-of", "2025-06-05"],
+    ["datasets", "quotes"],
+]
 HTTP_READS = [
     "/healthz",
+    "/v1/catalog",
+    "/v1/catalog?as_of=2025-06-04",
     f"/v1/quotes?symbol={A}&date=2025-06-05",
     f"/v1/snapshot?symbols={A},{B}&date=2025-06-06",
     "/v1/status",
@@ -82,11 +90,20 @@ def _query(root: Path, args: list[str]) -> tuple[int, str]:
     return r.exit_code, r.output
 
 
+def _command(root: Path, args: list[str]) -> tuple[int, str]:
+    r = CliRunner().invoke(cli_app, [*args, "--lake", str(root), "--json"])
+    return r.exit_code, r.output
+
+
 def test_cli_reads_leave_a_real_lake_untouched(lake_copy: Path) -> None:
     before = tree(lake_copy)
     for args in CLI_READS:
         code, out = _query(lake_copy, args)
         assert code in (0, 3), (args, out)
+        assert "fault" not in json.loads(out)["meta"], (args, out)
+    for args in CLI_COMMANDS:
+        code, out = _command(lake_copy, args)
+        assert code == 0, (args, out)
         assert "fault" not in json.loads(out)["meta"], (args, out)
     assert tree(lake_copy) == before
 
@@ -99,6 +116,10 @@ def test_cli_reads_of_an_empty_directory_exit_4_and_create_nothing(empty_dir: Pa
         assert code == 4, (args, out)
         assert body["meta"]["fault"] == "not_a_lake"
         assert body["message"].startswith(f"not a pitlake lake: {empty_dir}")
+    for args in CLI_COMMANDS:
+        code, out = _command(empty_dir, args)
+        assert code == 4, (args, out)
+        assert json.loads(out)["meta"]["fault"] == "not_a_lake"
     assert tree(empty_dir) == before
     assert not (empty_dir / "catalog.db").exists()
 
@@ -140,6 +161,8 @@ def _mcp_calls(root: Path) -> list[Any]:
                     ("quotes", {"symbols": A, "date": "2025-06-05"}),
                     ("snapshot", {"symbols": [A, B], "date": "2025-06-06"}),
                     ("status", {}),
+                    ("datasets", {}),
+                    ("datasets", {"as_of": "2025-06-05"}),
                 )
             ]
 
@@ -168,6 +191,7 @@ def test_python_reads_leave_the_lake_untouched(lake_copy: Path, empty_dir: Path)
         lake.news(A, start="2025-06-05", end="2025-06-05")
         lake.financials(A, latest_only=True)
         lake.calendar(start="2025-06-01", end="2025-06-30")
+        assert lake.datasets().rows and lake.datasets("2025-06-05").to_arrow().num_rows
     assert tree(lake_copy) == before
 
     before = tree(empty_dir)
@@ -175,6 +199,8 @@ def test_python_reads_leave_the_lake_untouched(lake_copy: Path, empty_dir: Path)
     with pytest.raises(NotALakeError, match="not a pitlake lake") as raised:
         lake.quotes(A, as_of="2025-06-06")
     assert raised.value.path == str(empty_dir)
+    with pytest.raises(NotALakeError, match="not a pitlake lake"):
+        lake.datasets()
     lake.close()
     assert tree(empty_dir) == before
 
