@@ -159,6 +159,9 @@ def _register() -> None:
     from pitlake.commands import runs as runs_cmd  # recent runs, abandoned ones named
 
     runs_cmd.register(app)
+    from pitlake.commands import export as export_cmd  # qlib data directories (issue 29)
+
+    export_cmd.register(app)
 
 
 _register()
