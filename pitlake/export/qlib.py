@@ -255,8 +255,11 @@ def _write_features(
     listed: Sequence[str],
     summary: QlibExport,
 ) -> dict[str, tuple[date, date]]:
-    """Every symbol's day features; symbol → (first, last) session with a bar."""
-    symbols = sorted({*listed, *_bar_symbols(lake, days, cutoff)})
+    """Every symbol's day features; symbol → (first, last) session with a bar. A symbol
+    whose bars the factors known at the cutoff do not cover is left out whole (the lake
+    never serves adjusted prices unadjusted) and named in `summary.no_factor`."""
+    with_bars = _bar_symbols(lake, days, cutoff)
+    symbols = sorted({*listed, *with_bars})
     position = {d: i for i, d in enumerate(days)}
     spans: dict[str, tuple[date, date]] = {}
     for i in range(0, len(symbols), CHUNK):
@@ -264,10 +267,6 @@ def _write_features(
         result = lake.quotes(chunk, start=days[0], end=days[-1], as_of=cutoff, adjust="hfq")
         if result.status.value == "INVALID_ARGUMENTS":
             raise InvalidArgumentsError(result.message)
-        gaps = result.meta.get("gaps") or []
-        summary.no_factor += sorted(
-            {g["symbol"] for g in gaps if "adjustment factor" in g.get("message", "")}
-        )
         if result.table is None or result.table.num_rows == 0:
             continue
         frame = result.table.to_pandas()
@@ -278,6 +277,7 @@ def _write_features(
             _write_symbol(root, str(sym), bars, position)
             spans[str(sym)] = (bars["trade_date"].iloc[0], bars["trade_date"].iloc[-1])
     summary.featured = len(spans)
+    summary.no_factor = sorted(set(with_bars) - set(spans))
     return spans
 
 

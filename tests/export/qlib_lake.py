@@ -9,6 +9,7 @@ right, planted on purpose:
   06-05) and its 2024 annual at 11:30 on 06-03 (before the close: visible that session).
 - A's 2025 Q1 balance sheet is announced on the 05-31 holiday: visible on 06-03.
 C (600087.SH, delisted from 06-05, no bars) stays in the master: all.txt ends it on 06-04.
+NO_FACTOR (600036.SH) has bars on 06-03 and 06-04 and no factor: no features, named.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from pathlib import Path
 
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.store import LakeStore
-from tests.lake.conftest import INGEST, bj, canonical, statement_row, write
+from tests.lake.conftest import INGEST, bar, bj, canonical, statement_row, write
 from tests.serve.api.lakebuild import CSI300, A, B, C, build_lake
 
-__all__ = ["CSI300", "A", "B", "C", "build_export_lake"]
+__all__ = ["CSI300", "NO_FACTOR", "A", "B", "C", "build_export_lake"]
+NO_FACTOR = "600036.SH"
 
 
 def build_export_lake(root: Path) -> Path:
@@ -63,6 +65,7 @@ def build_export_lake(root: Path) -> Path:
             },
         ]
         write(store, "financials", canonical("financials", timed))
+        write(store, "quotes", [bar(NO_FACTOR, d, 40.0) for d in ("2025-06-03", "2025-06-04")])
         cat.record_ledger("financials", "2025-03-31", "OK", symbol=B, rows=2, at=INGEST)
     finally:
         cat.close()

@@ -56,8 +56,10 @@ def test_the_command_writes_a_directory_and_leaves_the_lake_untouched(
     assert summary["sessions"] == 12 and summary["instruments"] == 3
     assert summary["markets"] == {"csi300": 2}  # symbols that were members (B in two spells)
     assert summary["as_of"] == "2025-12-31T23:59:59.999999+08:00"
+    assert summary["featured"] == 2 and summary["no_factor"] == ["600036.SH"]
     assert (target / "calendars" / "day.txt").read_text().splitlines()[0] == "2025-05-26"
     assert (target / "features" / "sh600519" / "close.day.bin").exists()
+    assert not (target / "features" / "sh600036").exists()  # bars without a factor
     assert (target / "financial" / "sz000001" / "net_profit_q.data").exists()
     assert files_of(export_lake) == before
     assert not list(tmp_path.glob(".qlib.building-*"))
