@@ -349,20 +349,33 @@ def first_sessions(lake: Lake, days: list[date], known: Iterable[datetime]) -> l
 def _write_statements(
     lake: Lake, root: Path, days: list[date], versions: pd.DataFrame, summary: QlibExport
 ) -> None:
+    """One PIT file pair per (symbol, line item) with any value, from its statement's
+    versions in version order (NaN versions kept: a newer period lacking the item is NaN in
+    qlib as in the lake, never an older period's value)."""
+    import numpy as np
     import pandas as pd
 
     if versions.empty:
         return
     known = pd.to_datetime(versions["known_at"], utc=True).dt.to_pydatetime()
-    versions = versions.assign(__day=first_sessions(lake, days, known))
-    versions = versions[versions["__day"].notna()]
-    for (sym, statement), rows in versions.groupby(["symbol", "statement"], sort=True):
-        dates = [d.year * 10000 + d.month * 100 + d.day for d in rows["__day"]]
-        periods = [fmt.quarter_period(to_date(p)) for p in rows["report_period"]]
+    shown = first_sessions(lake, days, known)
+    keep = np.array([d is not None for d in shown])
+    versions = versions[keep].reset_index(drop=True)
+    if versions.empty:
+        return
+    dates = np.array([d.year * 10000 + d.month * 100 + d.day for d in shown if d is not None])
+    ends = pd.to_datetime(versions["report_period"])
+    periods = (ends.dt.year * 100 + (ends.dt.month - 1) // 3 + 1).to_numpy("int64")
+    values = versions[list(LINE_ITEMS)].to_numpy("float64")
+    column = {item: i for i, item in enumerate(LINE_ITEMS)}
+    groups = versions.groupby(["symbol", "statement"], sort=True).indices
+    for (sym, statement), at in groups.items():
+        at = np.sort(at)  # version order (the query sorted by known_at, ingested_at)
         for item, of in LINE_ITEMS.items():
-            if of != statement or rows[item].isna().all():
+            cells = values[at, column[item]]
+            if of != statement or np.isnan(cells).all():
                 continue
-            records, index = fmt.pit_records(dates, periods, rows[item].astype("float64"))
+            records, index = fmt.pit_records(dates[at], periods[at], cells)
             fmt.write_pit(root, str(sym), f"{item}_q", records, index)
             summary.financial_fields += 1
             summary.financial_records += len(records)

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -69,18 +69,21 @@ def quarter_period(report_period: date) -> int:
 
 
 def pit_records(
-    dates: Iterable[int], periods: Iterable[int], values: Iterable[float]
+    dates: Sequence[int] | np.ndarray,
+    periods: Sequence[int] | np.ndarray,
+    values: Sequence[float] | np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The `.data` records and the `.index` words of one field, from its revisions in the
     order they became visible (already sorted by date, ties in version order): each record
     links to the same period's next revision."""
-    rows = list(zip(dates, periods, values, strict=True))
-    records = np.zeros(len(rows), dtype=PIT_RECORD)
-    if not rows:
+    if not len(dates) == len(periods) == len(values):
+        raise ValueError("dates, periods and values differ in length")
+    records = np.zeros(len(dates), dtype=PIT_RECORD)
+    if not len(records):
         return records, np.array([], dtype="<u4")
-    records["date"] = [r[0] for r in rows]
-    records["period"] = [r[1] for r in rows]
-    records["value"] = [r[2] for r in rows]
+    records["date"] = dates
+    records["period"] = periods
+    records["value"] = values
     records["_next"] = NO_RECORD
     if np.any(np.diff(records["date"].astype("int64")) < 0):
         raise ValueError("PIT records must be in date order")
@@ -89,9 +92,10 @@ def pit_records(
     index = np.full(1 + 4 * (last_year - first_year + 1), NO_RECORD, dtype="<u4")
     index[0] = first_year
     last_of: dict[int, int] = {}
+    nexts = records["_next"]
     for i, period in enumerate(records["period"].tolist()):
         if period in last_of:
-            records["_next"][last_of[period]] = i * PIT_RECORD.itemsize
+            nexts[last_of[period]] = i * PIT_RECORD.itemsize
         else:
             offset = (period // 100 - first_year) * 4 + period % 100 - 1
             index[1 + offset] = i * PIT_RECORD.itemsize
