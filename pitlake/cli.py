@@ -163,6 +163,10 @@ def _register() -> None:
 
     datasets_cmd.register(app)
 
+    from pitlake.commands import export as export_cmd  # qlib data directories (issue 29)
+
+    export_cmd.register(app)
+
 
 _register()
 

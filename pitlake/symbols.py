@@ -210,6 +210,7 @@ VENDOR_FORMS = {
     "sina": lambda s: f"{s.exchange.lower()}{s.code}",  # sh600519
     "tencent": lambda s: f"{s.exchange.lower()}{s.code}",  # sz000001
     "em_f10": lambda s: f"{s.exchange}{s.code}",  # SH600519
+    "qlib": lambda s: f"{s.exchange}{s.code}",  # SH600519 (qlib's instruments; pitlake.export)
     "mic": lambda s: f"{s.code}.{ {'SH': 'XSHG', 'SZ': 'XSHE', 'BJ': 'BJSE'}[s.exchange] }",
 }
 

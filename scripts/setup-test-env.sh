@@ -17,3 +17,7 @@ fi
 command -v uv >/dev/null 2>&1 || python3 -m pip install -q uv
 [ -x .venv/bin/python ] || uv venv -q .venv
 uv pip install -q --python .venv/bin/python -e '.[dev]'
+# qlib reads `pitlake export qlib` directories in tests/export. Without --no-deps its
+# requirements would downgrade pyarrow (26 → 25, mlflow's pin) and pull ~110 packages; its
+# data layer's own imports are in the dev extra (pyproject.toml).
+uv pip install -q --python .venv/bin/python --no-deps 'pyqlib==0.9.7'
