@@ -1,6 +1,6 @@
-"""`pitlake` command line. Each command lives in its own module and imports its heavy
-dependencies (Prefect, GX, DuckDB, FastAPI) inside the command body, so `pitlake --help` and
-`pitlake query` stay fast.
+"""`pitlake` command line. Each command lives in its own module, imported only when its word
+is given (`COMMANDS`): `pitlake --help` lists the words from that table without importing any
+command, and `pitlake query` loads the query module alone, never Prefect, GX or FastAPI.
 
 Every failure that escapes a command is one line on stderr with a documented exit code
 (`pitlake.failures`); `pitlake --debug …` (or PITLAKE_DEBUG=1) prints the traceback too. A usage
@@ -10,7 +10,9 @@ command quietly, exit 141 (128 + SIGPIPE, as `seq … | head` does)."""
 
 from __future__ import annotations
 
+import difflib
 import errno
+import importlib
 import logging
 import os
 import sys
@@ -19,7 +21,7 @@ from typing import Annotated, Any
 
 import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from pitlake import failures
 
@@ -62,7 +64,92 @@ def _usage_exit(exc: BaseException, fallback: str) -> int:
     return failures.EXIT_INVALID
 
 
-class _OneLineFailures(TyperGroup):
+# Each command word: the module whose `register(app)` adds it, and its line in `pitlake --help`
+# (a test holds each line to the loaded command's own help). Order is the help's order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ingest": (
+        "pitlake.commands.ingest",
+        "Ingest into the lake: one session with the nightly flow (--date, default the latest "
+        "closed session), or a range with the backfill flow (--start/--end).",
+    ),
+    "dq": (
+        "pitlake.commands.ingest",
+        "Rebuild the Data Docs site under <lake>/dq/ from the catalog's validation results.",
+    ),
+    "query": (
+        "pitlake.commands.query",
+        "Ask the lake what was known as of a cutoff; prints the answer envelope.",
+    ),
+    "serve": (
+        "pitlake.commands.query",
+        "Serve the HTTP query API (FastAPI; OpenAPI at /openapi.json, docs at /docs).",
+    ),
+    "mcp": ("pitlake.commands.query", "Serve the query tools over MCP (stdio)."),
+    "sql": (
+        "pitlake.commands.sql",
+        "Run one SQL statement over views of what was public at the as-of.",
+    ),
+    "vendors": (
+        "pitlake.commands.vendors",
+        "Check the vendors pitlake calls (run after upgrading akshare or changing tokens).",
+    ),
+    "runs": ("pitlake.commands.runs", "The lake's recent ingest runs (ABANDONED: killed mid-run)."),
+    "datasets": (
+        "pitlake.commands.datasets",
+        "What is in the lake: the catalogue of datasets, as of a date.",
+    ),
+    "export": (
+        "pitlake.commands.export",
+        "Write the lake's point-in-time data in another tool's format.",
+    ),
+}
+
+
+class _LazyCommands(TyperGroup):
+    """A group whose commands are imported on first use: the word given loads its module
+    (`COMMANDS`); the help page lists every word with a stand-in carrying its help line."""
+
+    _listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*COMMANDS, *(n for n in self.commands if n not in COMMANDS)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            if self._listing:
+                return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1])
+            self.load(COMMANDS[cmd_name][0])
+        return self.commands.get(cmd_name)
+
+    def load(self, module: str) -> None:
+        """Add the commands of one command module (its `register`) to this group."""
+        words = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        importlib.import_module(module).register(words)
+        for name, command in typer.main.get_group(words).commands.items():
+            self.commands.setdefault(name, command)
+
+    def format_help(self, ctx: click.Context, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        """An unknown word gets typer's 'Did you mean …?' over every word, loaded or not."""
+        try:
+            return super().resolve_command(ctx, args)
+        except _USAGE_ERRORS as exc:
+            message = getattr(exc, "message", "")
+            if args and "Did you mean" not in message:
+                near = difflib.get_close_matches(args[0], self.list_commands(ctx))
+                if near:
+                    words = ", ".join(repr(w) for w in near)
+                    exc.message = f"{message.rstrip('.')}. Did you mean {words}?"
+            raise
+
+
+class _OneLineFailures(_LazyCommands):
     """The root group: a failure escaping any command becomes one line and an exit code."""
 
     def make_context(
@@ -140,37 +227,6 @@ def _root(
     _quiet_logs(failures.debug_requested(debug))
 
 
-def _register() -> None:
-    from pitlake.commands import ingest as ingest_cmd
-
-    ingest_cmd.register(app)
-    try:
-        from pitlake.commands import query as query_cmd
-    except ImportError:  # lands with the query API
-        pass
-    else:
-        query_cmd.register(app)
-    from pitlake.commands import sql as sql_cmd  # point-in-time SQL (H7)
-
-    sql_cmd.register(app)
-    from pitlake.commands import vendors as vendors_cmd  # the live canary (H2)
-
-    vendors_cmd.register(app)
-    from pitlake.commands import runs as runs_cmd  # recent runs, abandoned ones named
-
-    runs_cmd.register(app)
-    from pitlake.commands import datasets as datasets_cmd  # the catalogue (issue 30)
-
-    datasets_cmd.register(app)
-
-    from pitlake.commands import export as export_cmd  # qlib data directories (issue 29)
-
-    export_cmd.register(app)
-
-
-_register()
-
-
 def _help_pages_report_a_closed_pipe() -> None:
     """typer prints help (`pitlake query --help | head`) on its own rich console, whose
     broken-pipe handling exits 1; make it raise BrokenPipeError like every other output."""
@@ -194,8 +250,20 @@ def _help_pages_report_a_closed_pipe() -> None:
     rich_utils._get_rich_console = console
 
 
+# Command words that are groups: given alone, they print their help (no_args_is_help).
+_GROUP_WORDS = frozenset({"vendors", "export"})
+
+
+def prints_help(args: list[str]) -> bool:
+    """Whether these arguments may print a help page: `--help` anywhere, no command word, or
+    a group's word alone. Only then is typer's help renderer (rich, ~0.15 s) imported."""
+    words = [a for a in args if not a.startswith("-")]
+    return "--help" in args or not words or (words[0] in _GROUP_WORDS and len(words) == 1)
+
+
 def main() -> None:
-    _help_pages_report_a_closed_pipe()
+    if prints_help(sys.argv[1:]):
+        _help_pages_report_a_closed_pipe()
     try:
         app()
     except (BrokenPipeError, SystemExit) as exc:  # a help page's reader closed the pipe early

@@ -10,6 +10,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import typer.main
 from fastmcp import Client
@@ -134,7 +135,8 @@ def test_mcp_tools_take_the_model_parameters(spec: Dataset, lake_dir: Path) -> N
 
 
 def test_cli_options_are_the_model_parameters() -> None:
-    command = typer.main.get_command(cli_app).commands["query"]  # type: ignore[attr-defined]
+    group = typer.main.get_command(cli_app)
+    command = group.get_command(click.Context(group), "query")  # type: ignore[attr-defined]
     options = {p.name: p for p in command.params}
     order = [n for n in options if n in query_options.FIELDS]
     for spec in surfaces.QUERIES:
@@ -190,7 +192,8 @@ def test_derived_reads_take_their_model_parameters_everywhere(
         kinds = list(choices(surfaces.DERIVED[name], "kind"))
         assert schema["properties"]["kind"]["enum"] == kinds
         assert next(p for p in op["parameters"] if p["name"] == "kind")["schema"]["enum"] == kinds
-    command = typer.main.get_command(cli_app).commands["query"]  # type: ignore[attr-defined]
+    group = typer.main.get_command(cli_app)
+    command = group.get_command(click.Context(group), "query")  # type: ignore[attr-defined]
     options = {p.name: p for p in command.params}
     assert query_options.APPLIES[name] == {n for n, _ in want}
     order = [n for n in options if n in query_options.FIELDS]

@@ -1,0 +1,107 @@
+"""What each command path imports, in a fresh interpreter running the CLI's own entry point.
+
+Start-up time is mostly imports; timings are noisy, so these hold the import graph instead:
+a read never loads the orchestrator, the validator, the web server or a vendor SDK, and
+`pitlake --help` loads no command module and none of the data stack."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from pitlake import cli
+
+# Fresh interpreter: run `pitlake ARGS…` through pitlake.cli.main, then record what was imported.
+PROBE = """
+import json, sys
+out, args = sys.argv[1], sys.argv[2:]
+sys.argv = ["pitlake", *args]
+from pitlake import cli
+try:
+    cli.main()
+    code = 0
+except SystemExit as exc:
+    code = exc.code or 0
+with open(out, "w") as f:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, f)
+"""
+
+NOT_IN_A_READ = (
+    "prefect",
+    "great_expectations",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "tushare",
+    "akshare",
+    "baostock",
+)
+NOT_IN_HELP = ("pandas", "pyarrow", "duckdb", "numpy", "sqlalchemy", "pydantic")
+
+
+def imported(tmp_path: Path, *args: str) -> tuple[int, set[str]]:
+    """(exit code, every module imported) of `pitlake ARGS` in a new interpreter."""
+    out = tmp_path / "modules.json"
+    subprocess.run([sys.executable, "-c", PROBE, str(out), *args], capture_output=True, check=False)
+    got = json.loads(out.read_text())
+    return int(got["code"]), set(got["modules"])
+
+
+def tops(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+READS = {
+    "query": ("query", "quotes", "-s", "000001.SZ", "--as-of", "2025-06-03"),
+    "sql": ("sql", "select symbol, close from quotes limit 1", "--as-of", "2025-06-03"),
+}
+
+
+@pytest.mark.parametrize("read", sorted(READS))
+def test_a_read_imports_no_orchestrator_validator_server_or_vendor_sdk(
+    read: str, built_lake: Path, tmp_path: Path
+) -> None:
+    code, modules = imported(tmp_path, *READS[read], "--lake", str(built_lake))
+    assert code == 0
+    assert tops(modules).isdisjoint(NOT_IN_A_READ), sorted(tops(modules) & set(NOT_IN_A_READ))
+    # nor typer's help renderer (rich markdown, tracebacks): it is only for help pages
+    assert "typer.rich_utils" not in modules
+    # only the command module asked for
+    assert {m for m in modules if m.startswith("pitlake.commands.")} <= {
+        f"pitlake.commands.{read}",
+        "pitlake.commands.query_options",
+    }
+
+
+def test_help_imports_no_command_module_and_no_data_stack(tmp_path: Path) -> None:
+    code, modules = imported(tmp_path, "--help")
+    assert code == 0
+    assert tops(modules).isdisjoint(NOT_IN_HELP), sorted(tops(modules) & set(NOT_IN_HELP))
+    assert not {m for m in modules if m.startswith("pitlake.commands.")}
+
+
+def test_root_help_lines_are_the_commands_own_help() -> None:
+    """The help page's table (`cli.COMMANDS`) names every command the modules register, each
+    with the line its command would print, so the table is never a second, stale copy."""
+    loaded: dict[str, str] = {}
+    for module in dict.fromkeys(m for m, _ in cli.COMMANDS.values()):
+        words = typer.Typer()
+        __import__(module, fromlist=["register"]).register(words)
+        for name, command in typer.main.get_group(words).commands.items():
+            assert cli.COMMANDS[name][0] == module
+            loaded[name] = command.get_short_help_str(limit=10_000)
+    assert loaded == {word: line for word, (_, line) in cli.COMMANDS.items()}
+
+
+def test_prints_help_only_for_help_pages() -> None:
+    assert cli.prints_help([])
+    assert cli.prints_help(["--debug"])
+    assert cli.prints_help(["query", "--help"])
+    assert cli.prints_help(["vendors"])
+    assert not cli.prints_help(["vendors", "check"])
+    assert not cli.prints_help(["query", "quotes", "-s", "000001.SZ"])
