@@ -151,7 +151,7 @@ def panel_sql(fields: Fields, rows_ctes: str, rows: str, provenance: bool) -> st
             selects.append(f"s_{statement}.c0_known_at AS {statement}_known_at")
     return (
         "WITH "
-        + ",".join(ctes + [f"\n    panel_rows AS (SELECT * FROM {rows})"])
+        + ",".join([*ctes, f"\n    panel_rows AS (SELECT * FROM {rows})"])
         + f"\nSELECT {', '.join(selects)} FROM panel_rows r"
         + "".join(joins)
         + "\nORDER BY r.session, r.symbol"
