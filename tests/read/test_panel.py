@@ -16,7 +16,7 @@ from pitlake.lake.store import LakeStore
 from pitlake.pit import BEIJING
 from pitlake.read.lake import Lake
 from tests.lake.conftest import statement_row, write
-from tests.serve.api.lakebuild import A, B, CSI300, NOW, SESSIONS, build_lake
+from tests.serve.api.lakebuild import CSI300, NOW, SESSIONS, A, B, build_lake
 
 FIELDS = ["close", "volume", "pe", "revenue", "revenue_q", "revenue_ttm", "net_profit_yoy"]
 
@@ -97,8 +97,12 @@ def test_single_quarter_is_difference_of_cumulative_periods(tmp_path: Path) -> N
         ],
     )
     with Lake(root, clock=lambda: NOW) as lake:
-        f = lake.panel(["revenue", "revenue_q", "revenue_ttm", "revenue_yoy"], SESSIONS[2],
-                       SESSIONS[2], universe=[A]).to_pandas()
+        f = lake.panel(
+            ["revenue", "revenue_q", "revenue_ttm", "revenue_yoy"],
+            SESSIONS[2],
+            SESSIONS[2],
+            universe=[A],
+        ).to_pandas()
     assert _cell(f, SESSIONS[2], A, "revenue_q") == pytest.approx(40.0)  # 70 − 30
     assert _cell(f, SESSIONS[2], A, "revenue_ttm") == pytest.approx(120.0)  # 70 + 100 − 50
     assert _cell(f, SESSIONS[2], A, "revenue_yoy") == pytest.approx(0.4)  # 70 / 50 − 1
@@ -107,7 +111,9 @@ def test_single_quarter_is_difference_of_cumulative_periods(tmp_path: Path) -> N
 AT = st.sampled_from(["09:00", "15:00", "23:59", "eod"])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(day=st.sampled_from(SESSIONS), at=AT)
 def test_every_cell_equals_the_single_instant_read(panel_lake: Lake, day: str, at: str) -> None:
     # the whole range in one panel: its connection holds the last session's versions, so a
@@ -131,7 +137,9 @@ def test_every_cell_equals_the_single_instant_read(panel_lake: Lake, day: str, a
         s = s[s.report_type == "1"] if len(s) else s
         if len(s):
             assert _cell(f, day, symbol, "revenue") == s.iloc[0]["revenue"]
-            assert str(_cell(f, day, symbol, "income_report_period")) == str(s.iloc[0]["report_period"])
+            assert str(_cell(f, day, symbol, "income_report_period")) == str(
+                s.iloc[0]["report_period"]
+            )
         else:
             assert _cell(f, day, symbol, "revenue") is None
 
