@@ -73,13 +73,20 @@ def _trade_dated(name: str, relation: str, columns: tuple[str, ...]) -> tuple[st
     return cte, join, select
 
 
-def _statement(statement: str, items: list[str]) -> str:
+# The components each derivation reads: c0 the latest period, c1 its previous quarter, c2
+# the prior year's annual, c3 the same period a year before.
+_NEEDS = {"": ("c0",), "_q": ("c0", "c1"), "_ttm": ("c0", "c2", "c3"), "_yoy": ("c0", "c3")}
+
+
+def _statement(statement: str, items: list[str], derivations: set[str]) -> str:
     """The statement's state at each moment its knowledge changed, per symbol: the latest
     period `p` and the values of p, its previous quarter (pq), the prior year's annual (pa)
     and the same period a year before (py), each as known at that moment."""
     s = statement
     cols = ", ".join(ident(i) for i in items)
-    comps = {"c0": "e.p", "c1": "e.pq", "c2": "e.pa", "c3": "e.py"}
+    needed = {c for d in derivations for c in _NEEDS[d]}
+    every = {"c0": "e.p", "c1": "e.pq", "c2": "e.pa", "c3": "e.py"}
+    comps = {c: p for c, p in every.items() if c in needed}  # join only what is read
     picks = (
         ", ".join(f"{c}.{ident(i)} AS {c}_{i}" for c in comps for i in items)
         + ", c0.known_at AS c0_known_at"
@@ -136,7 +143,8 @@ def panel_sql(fields: Fields, rows_ctes: str, rows: str, provenance: bool) -> st
         joins.append(join)
         by_name.update({n: f"val.{ident(n)} AS {ident(n)}" for n in fields.valuation})
     for statement, items in fields.statements().items():
-        ctes.append(_statement(statement, items))
+        derivations = {li.derivation for li in fields.items if li.statement == statement}
+        ctes.append(_statement(statement, items, derivations))
         joins.append(
             f"""
     ASOF LEFT JOIN s_{statement} ON s_{statement}.symbol = r.symbol
