@@ -46,14 +46,18 @@ def _one(lake_dir: Path, method: str, n: int, runs: int) -> dict:
     from pitlake.read.lake import Lake
 
     lake = Lake(lake_dir)
-    cal = lake.trading_calendar
-    last = lake.calendar(as_of=None)  # noqa: F841 (opens the catalog as a read does)
-    quotes_files = lake.store.files("quotes")
-    years = sorted({int(Path(str(f)).parent.name.split("=")[-1]) for f in quotes_files})
-    start, end = f"{years[0]}-01-01", f"{years[-1]}-12-31"
-    sessions = [d for d in cal.sessions_between(start, min(cal.last, datetime.now().date()))]
+    from benchmarks.synth import DEFAULT_END
+
+    first = DEFAULT_END.replace(year=DEFAULT_END.year - 4, month=1, day=1)
+    sessions = lake.trading_calendar.sessions_between(first, DEFAULT_END)  # the synth's 5 years
     end_day = sessions[-1]
-    symbols = sorted(lake.universe(f"{end_day}T15:00+08:00").to_pandas().symbol)[:n]
+    fin = [str(f) for f in lake.store.files("financials")]
+    symbols = [  # the synthetic lake has no security master: the symbols with statements
+        r[0]
+        for r in duckdb.sql(
+            f"SELECT DISTINCT symbol FROM read_parquet({fin}) ORDER BY symbol LIMIT {n}"
+        ).fetchall()
+    ]
     times = []
     rows = 0
     for _ in range(runs):
@@ -63,12 +67,19 @@ def _one(lake_dir: Path, method: str, n: int, runs: int) -> dict:
             table = r.to_arrow()
         else:
             con = duckdb.connect()
-            cut = [datetime.combine(d, datetime.min.time().replace(hour=15), BEIJING) for d in sessions]
+            cut = [
+                datetime.combine(d, datetime.min.time().replace(hour=15), BEIJING) for d in sessions
+            ]
             con.register(
                 "sessions",
-                pa.table({"session": pa.array(sessions, pa.date32()),
-                          "cutoff": pa.array([c.astimezone(timezone.utc) for c in cut],
-                                             pa.timestamp("us", tz="UTC"))}),
+                pa.table(
+                    {
+                        "session": pa.array(sessions, pa.date32()),
+                        "cutoff": pa.array(
+                            [c.astimezone(timezone.utc) for c in cut], pa.timestamp("us", tz="UTC")
+                        ),
+                    }
+                ),
             )
             con.register("asked", pa.table({"symbol": symbols}))
             files = [str(f) for f in lake.store.files("financials")]
@@ -78,8 +89,15 @@ def _one(lake_dir: Path, method: str, n: int, runs: int) -> dict:
         rows = table.num_rows
     warm = min(times[1:]) if len(times) > 1 else times[0]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB → MiB on Linux
-    return {"method": method, "symbols": n, "rows": rows, "cold_s": times[0], "warm_s": warm,
-            "peak_rss_mib": rss, "sessions": len(sessions)}
+    return {
+        "method": method,
+        "symbols": n,
+        "rows": rows,
+        "cold_s": times[0],
+        "warm_s": warm,
+        "peak_rss_mib": rss,
+        "sessions": len(sessions),
+    }
 
 
 def main() -> None:
@@ -92,18 +110,32 @@ def main() -> None:
     if a.one:
         print(json.dumps(_one(a.lake, a.one[0], int(a.one[1]), a.runs)))
         return
-    print("| symbols | rows | hand warm s | panel warm s | panel/hand | hand RSS MiB | panel RSS MiB |")
+    print(
+        "| symbols | rows | hand warm s | panel warm s | panel/hand | hand RSS MiB | panel RSS MiB |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n in (int(s) for s in a.sizes.split(",")):
         out = {}
         for method in ("hand", "panel"):
-            cmd = [sys.executable, "-m", "benchmarks.bench_panel", "--lake", str(a.lake),
-                   "--runs", str(a.runs), "--one", method, str(n)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "benchmarks.bench_panel",
+                "--lake",
+                str(a.lake),
+                "--runs",
+                str(a.runs),
+                "--one",
+                method,
+                str(n),
+            ]
             out[method] = json.loads(subprocess.check_output(cmd).decode().strip().splitlines()[-1])
         h, p = out["hand"], out["panel"]
-        print(f"| {n:,} | {p['rows']:,} | {h['warm_s']:.2f} | {p['warm_s']:.2f} | "
-              f"{p['warm_s'] / h['warm_s']:.2f} | {h['peak_rss_mib']:.0f} | {p['peak_rss_mib']:.0f} |",
-              flush=True)
+        print(
+            f"| {n:,} | {p['rows']:,} | {h['warm_s']:.2f} | {p['warm_s']:.2f} | "
+            f"{p['warm_s'] / h['warm_s']:.2f} | {h['peak_rss_mib']:.0f} | {p['peak_rss_mib']:.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

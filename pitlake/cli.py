@@ -159,6 +159,9 @@ def _register() -> None:
     from pitlake.commands import runs as runs_cmd  # recent runs, abandoned ones named
 
     runs_cmd.register(app)
+    from pitlake.commands import panel as panel_cmd  # walk-forward panels (issue 29)
+
+    panel_cmd.register(app)
 
 
 _register()

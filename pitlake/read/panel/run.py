@@ -114,18 +114,16 @@ def _rows(q: Question) -> tuple[str, str]:
         return queries.listed_rows(), "listed"
     if isinstance(q.universe, str):
         return queries.member_rows(q.universe), "in_index"
-    listed = ", ".join("'" + s.replace("'", "''") + "'" for s in q.universe)
+    asked = ", ".join("('" + s.replace("'", "''") + "')" for s in q.universe)
     return (
-        queries.listed_rows()
-        + f",\n    asked AS (SELECT * FROM listed WHERE symbol IN ({listed}))",
-        "asked",
+        f"asked(symbol) AS (VALUES {asked}),\n    given AS (SELECT s.session, s.cutoff, "
+        "a.symbol FROM sessions s CROSS JOIN asked a)",
+        "given",
     )
 
 
 def _relations(q: Question) -> set[str]:
-    out = (
-        {"securities_versions"} if not isinstance(q.universe, str) or q.universe == "all" else set()
-    )
+    out = {"securities_versions"} if q.universe == "all" else set()
     if isinstance(q.universe, str) and q.universe != "all":
         out.add("index_members_versions")
     if q.fields.bars:
