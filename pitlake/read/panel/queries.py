@@ -78,7 +78,9 @@ def _trade_dated(name: str, relation: str, columns: tuple[str, ...]) -> tuple[st
 _NEEDS = {"": ("c0",), "_q": ("c0", "c1"), "_ttm": ("c0", "c2", "c3"), "_yoy": ("c0", "c3")}
 
 
-def _statement(statement: str, items: list[str], derivations: set[str]) -> str:
+def _statement(
+    statement: str, items: list[str], derivations: set[str], symbols: list[str] | None
+) -> str:
     """The statement's state at each moment its knowledge changed, per symbol: the latest
     period `p` and the values of p, its previous quarter (pq), the prior year's annual (pa)
     and the same period a year before (py), each as known at that moment."""
@@ -97,10 +99,15 @@ def _statement(statement: str, items: list[str], derivations: set[str]) -> str:
         AND {c}.known_at <= e.t"""
         for c, p in comps.items()
     )
-    return f"""
+    among = ""
+    if symbols is not None:
+        among = (
+            "AND symbol IN (" + ", ".join("'" + x.replace("'", "''") + "'" for x in symbols) + ")"
+        )
+    return f"""CREATE TEMP TABLE s_{s} AS WITH
     v_{s} AS (
       SELECT symbol, report_period, known_at, {cols} FROM financials_versions
-      WHERE statement = '{s}' AND report_type = '{CONSOLIDATED}'
+      WHERE statement = '{s}' AND report_type = '{CONSOLIDATED}' {among}
       {_newest_per("symbol, report_period, known_at")}),
     m_{s} AS (SELECT symbol, known_at AS t, max(report_period) AS p FROM v_{s} GROUP BY ALL),
     e_{s} AS (
@@ -108,8 +115,17 @@ def _statement(statement: str, items: list[str], derivations: set[str]) -> str:
         make_date(year(p) - 1, 12, 31) AS pa, last_day(p - INTERVAL 12 MONTH) AS py
       FROM (SELECT symbol, t, max(p) OVER (PARTITION BY symbol ORDER BY t
               ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS p FROM m_{s})),
-    s_{s} AS (
-      SELECT e.symbol, e.t, e.p, {picks} FROM e_{s} e {joins})"""
+    SELECT e.symbol, e.t, e.p, {picks} FROM e_{s} e {joins}"""
+
+
+def statement_tables(fields: Fields, symbols: list[str] | None) -> list[str]:
+    """The statements' state tables (`s_<statement>`), built once per panel before its chunks
+    (only the given `symbols`' rows when the universe is a list)."""
+    out = []
+    for statement, items in fields.statements().items():
+        derivations = {li.derivation for li in fields.items if li.statement == statement}
+        out.append(_statement(statement, items, derivations, symbols))
+    return out
 
 
 def _derived(li_name: str, item: str, statement: str, derivation: str) -> str:
@@ -127,7 +143,8 @@ def _derived(li_name: str, item: str, statement: str, derivation: str) -> str:
 
 def panel_sql(fields: Fields, rows_ctes: str, rows: str, provenance: bool) -> str:
     """One chunk's statement: `rows_ctes` define the relation `rows` of (session, cutoff,
-    symbol) to answer; $lo/$hi bound the chunk's sessions."""
+    symbol) to answer; $lo/$hi bound the chunk's sessions; the `s_<statement>` tables exist
+    (statement_tables)."""
     ctes: list[str] = [rows_ctes]
     joins: list[str] = []
     selects: list[str] = ["r.session AS trade_date", "r.symbol AS symbol"]
@@ -142,9 +159,7 @@ def panel_sql(fields: Fields, rows_ctes: str, rows: str, provenance: bool) -> st
         ctes.append(cte)
         joins.append(join)
         by_name.update({n: f"val.{ident(n)} AS {ident(n)}" for n in fields.valuation})
-    for statement, items in fields.statements().items():
-        derivations = {li.derivation for li in fields.items if li.statement == statement}
-        ctes.append(_statement(statement, items, derivations))
+    for statement in fields.statements():
         joins.append(
             f"""
     ASOF LEFT JOIN s_{statement} ON s_{statement}.symbol = r.symbol

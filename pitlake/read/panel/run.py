@@ -144,6 +144,9 @@ def answer(lake: Lake, q: Question) -> Result:
         last_cutoff = cutoff_of(q, q.sessions[-1])
         con = sql.connect(lake.store, last_cutoff, only=_relations(q))
         try:
+            given = None if isinstance(q.universe, str) else list(q.universe)
+            for table_sql in queries.statement_tables(q.fields, given):
+                con.execute(table_sql)
             for _, year in groupby(q.sessions, key=lambda d: d.year):
                 days = list(year)
                 cutoffs = [cutoff_of(q, d).astimezone(timezone.utc) for d in days]
