@@ -11,6 +11,7 @@ from datetime import date, datetime, time, timezone
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import pyarrow as pa
 
 from pitlake.calendar import to_date
@@ -22,6 +23,7 @@ from pitlake.read.answer import invalid
 from pitlake.read.arguments import symbols as checked_symbols
 from pitlake.read.panel import fields as panel_fields
 from pitlake.read.panel import queries
+from pitlake.schemas import get as get_schema
 from pitlake.schemas import index_members
 from pitlake.statuses import DateStatus, ResultStatus
 
@@ -135,6 +137,29 @@ def _relations(q: Question) -> set[str]:
     return out
 
 
+def _connection(lake: Lake, cap: datetime, relations: set[str]) -> duckdb.DuckDBPyConnection:
+    """A connection whose `<dataset>_versions` hold the versions known by `cap`: over a local
+    lake, views scanning the files with `read_parquet` (the panel's own SQL, so no sandbox is
+    needed, and DuckDB's own scan pushes the filters down: about half the time of the
+    registered Arrow datasets, measured); over object storage, the point-in-time connection."""
+    if lake.store.remote:
+        return sql.connect(lake.store, cap, only=relations)
+    con = duckdb.connect()
+    at = cap.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f+00")
+    for relation in sorted(relations):
+        name = relation.removesuffix("_versions")
+        files = [str(f) for f in lake.store.files(name)]
+        if not files:
+            con.register(relation, get_schema(name).arrow_schema.empty_table())
+            continue
+        listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+        con.execute(
+            f"CREATE TEMP VIEW {relation} AS SELECT * FROM read_parquet({listed}, "
+            f"union_by_name = true) WHERE known_at <= TIMESTAMPTZ '{at}'"
+        )
+    return con
+
+
 def answer(lake: Lake, q: Question) -> Result:
     """The panel as one Arrow table (chunks of a year), in the envelope."""
     rows_ctes, rows = _rows(q)
@@ -142,7 +167,7 @@ def answer(lake: Lake, q: Question) -> Result:
     chunks: list[pa.Table] = []
     if q.sessions:
         last_cutoff = cutoff_of(q, q.sessions[-1])
-        con = sql.connect(lake.store, last_cutoff, only=_relations(q))
+        con = _connection(lake, last_cutoff, _relations(q))
         try:
             given = None if isinstance(q.universe, str) else list(q.universe)
             for table_sql in queries.statement_tables(q.fields, given):
