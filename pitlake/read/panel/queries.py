@@ -99,11 +99,7 @@ def _statement(
         AND {c}.known_at <= e.t"""
         for c, p in comps.items()
     )
-    among = ""
-    if symbols is not None:
-        among = (
-            "AND symbol IN (" + ", ".join("'" + x.replace("'", "''") + "'" for x in symbols) + ")"
-        )
+    among = "AND symbol IN (SELECT symbol FROM asked)" if symbols is not None else ""
     return f"""CREATE TEMP TABLE s_{s} AS WITH
     v_{s} AS (
       SELECT symbol, report_period, known_at, {cols} FROM financials_versions

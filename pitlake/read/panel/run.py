@@ -116,10 +116,8 @@ def _rows(q: Question) -> tuple[str, str]:
         return queries.listed_rows(), "listed"
     if isinstance(q.universe, str):
         return queries.member_rows(q.universe), "in_index"
-    asked = ", ".join("('" + s.replace("'", "''") + "')" for s in q.universe)
     return (
-        f"asked(symbol) AS (VALUES {asked}),\n    given AS (SELECT s.session, s.cutoff, "
-        "a.symbol FROM sessions s CROSS JOIN asked a)",
+        "given AS (SELECT s.session, s.cutoff, a.symbol FROM sessions s CROSS JOIN asked a)",
         "given",
     )
 
@@ -170,6 +168,8 @@ def answer(lake: Lake, q: Question) -> Result:
         con = _connection(lake, last_cutoff, _relations(q))
         try:
             given = None if isinstance(q.universe, str) else list(q.universe)
+            if given is not None:  # a table, not a literal list: 5,000 symbols plan fast
+                con.register("asked", pa.table({"symbol": pa.array(given, pa.string())}))
             for table_sql in queries.statement_tables(q.fields, given):
                 con.execute(table_sql)
             for _, year in groupby(q.sessions, key=lambda d: d.year):
