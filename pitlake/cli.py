@@ -98,6 +98,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pitlake.commands.datasets",
         "What is in the lake: the catalogue of datasets, as of a date.",
     ),
+    "panel": (
+        "pitlake.commands.panel",
+        "Write one row per (session, symbol in that session's universe), each cell what was "
+        "known at that session's cutoff (--at, Beijing time; default the 15:00 close; --as-of "
+        "caps every row).",
+    ),
     "export": (
         "pitlake.commands.export",
         "Write the lake's point-in-time data in another tool's format.",

@@ -528,3 +528,29 @@ class Lake:
         from pitlake.read import market
 
         return market.pools(self, date, kind=kind, as_of=as_of)
+
+    # ================================================================ walk-forward panels (#29)
+
+    @named_failures
+    def panel(
+        self,
+        fields: Sequence[str] | str,
+        start: Day,
+        end: Day,
+        *,
+        universe: str | Sequence[str] = "all",
+        at: str = "15:00",
+        as_of: Instant = None,
+        provenance: bool = False,
+    ) -> Result:
+        """One row per (session D in [start, end], symbol in D's universe as known at D's
+        cutoff — D at `at`, Beijing; "open", "close", "eod" name 09:30, 15:00, 23:59:59.999999;
+        capped by `as_of`): bars, valuation and statement line items (`x`, `x_q`, `x_ttm`,
+        `x_yoy`) each from the versions known at that cutoff (pitlake.read.panel).
+        `universe`: "all" (survivorship-free), an index code (its members on D) or symbols;
+        `provenance` adds each statement's report period and known_at used."""
+        from pitlake.read.panel import panel
+
+        return panel(
+            self, fields, start, end, universe=universe, at=at, as_of=as_of, provenance=provenance
+        )

@@ -1,0 +1,106 @@
+"""The panel's field names, derived from the dataset specs (never retyped): bars from `quotes`,
+valuation from `valuation`, statement line items from `financials` with their derivations.
+
+A line item `x` of a flow statement (income, cashflow) offers `x` (the latest period's
+cumulative value), `x_q` (single quarter), `x_ttm` (trailing twelve months) and `x_yoy`
+(growth on the same period a year before); a balance-sheet item, a stock, offers `x` and
+`x_yoy` only."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from pitlake.errors import InvalidArgumentsError
+from pitlake.schemas import BITEMPORAL_COLUMNS, financials, quotes, valuation
+
+FLOW_DERIVATIONS = ("", "_q", "_ttm", "_yoy")
+STOCK_DERIVATIONS = ("", "_yoy")
+FLOW_STATEMENTS = ("income", "cashflow")
+
+
+def _numeric(schema_fields: Sequence[pa.Field]) -> list[str]:
+    return [
+        f.name
+        for f in schema_fields
+        if pa.types.is_floating(f.type) or pa.types.is_integer(f.type)
+        if f.name not in BITEMPORAL_COLUMNS
+    ]
+
+
+BAR_FIELDS: tuple[str, ...] = tuple(_numeric(quotes.SCHEMA.arrow_schema))
+VALUATION_FIELDS: tuple[str, ...] = tuple(
+    n for n in _numeric(valuation.SCHEMA.arrow_schema) if n not in BAR_FIELDS
+)
+
+
+@dataclass(frozen=True)
+class LineItem:
+    """One requested statement column: `item` with a derivation ("", _q, _ttm, _yoy)."""
+
+    name: str  # the output column
+    item: str
+    statement: str
+    derivation: str
+
+
+def _line_items() -> dict[str, LineItem]:
+    out: dict[str, LineItem] = {}
+    for item, statement in financials.LINE_ITEMS.items():
+        kinds = FLOW_DERIVATIONS if statement in FLOW_STATEMENTS else STOCK_DERIVATIONS
+        for d in kinds:
+            out[item + d] = LineItem(item + d, item, statement, d)
+    return out
+
+
+LINE_ITEMS: dict[str, LineItem] = _line_items()
+ALL_FIELDS: tuple[str, ...] = (*BAR_FIELDS, *VALUATION_FIELDS, *LINE_ITEMS)
+
+
+@dataclass(frozen=True)
+class Fields:
+    """A checked field list, split by the family that answers it (in the asked order)."""
+
+    order: tuple[str, ...]
+    bars: tuple[str, ...]
+    valuation: tuple[str, ...]
+    items: tuple[LineItem, ...]
+
+    def statements(self) -> dict[str, list[str]]:
+        """Per statement, the distinct line items it must read."""
+        out: dict[str, list[str]] = {}
+        for li in self.items:
+            names = out.setdefault(li.statement, [])
+            if li.item not in names:
+                names.append(li.item)
+        return out
+
+
+def parse(fields: object) -> Fields:
+    """The field list (a list of names, or one comma-separated string), checked: an unknown
+    name is INVALID_ARGUMENTS with the closest known names."""
+    if isinstance(fields, str):
+        names = [f.strip() for f in fields.split(",") if f.strip()]
+    elif isinstance(fields, list | tuple):
+        names = [str(f).strip() for f in fields]
+    else:
+        raise InvalidArgumentsError("fields must be a list of names, e.g. ['close', 'revenue_ttm']")
+    if not names:
+        raise InvalidArgumentsError("give at least one field, e.g. ['close', 'revenue_ttm']")
+    for n in names:
+        if n not in ALL_FIELDS:
+            near = difflib.get_close_matches(n, ALL_FIELDS, n=3)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            raise InvalidArgumentsError(f"unknown panel field {n!r}{hint}")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InvalidArgumentsError(f"field {dup[0]!r} asked twice")
+    return Fields(
+        order=tuple(names),
+        bars=tuple(n for n in names if n in BAR_FIELDS),
+        valuation=tuple(n for n in names if n in VALUATION_FIELDS),
+        items=tuple(LINE_ITEMS[n] for n in names if n in LINE_ITEMS),
+    )

@@ -1,0 +1,177 @@
+"""The panel's SQL, one ASOF JOIN per field family, over a point-in-time connection's
+`_versions` relations (every version known by the panel's last cutoff) and a `sessions`
+table (session, cutoff): each row (D, symbol) takes, per family, the newest version known
+at D's own cutoff.
+
+Statements: per (symbol, statement) the moments its knowledge changed (`events`: each
+distinct known_at); at each moment the latest report period known and the versions of the
+periods a derivation needs, each by its own ASOF JOIN at that moment, so a cell never mixes
+versions known at different moments, and a component not known then leaves the cell null."""
+
+from __future__ import annotations
+
+from pitlake.read.engine import ident
+from pitlake.read.panel.fields import Fields
+
+CONSOLIDATED = "1"  # the report_type of consolidated statements (schemas/financials.py)
+
+
+def _newest_per(key: str) -> str:
+    return f"QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY ingested_at DESC) = 1"
+
+
+def listed_rows() -> str:
+    """(session, cutoff, symbol) of every security listed on the session, by the listing rows
+    known at its cutoff (delisted ones until their delisting day: end_date inclusive)."""
+    return f"""
+    listing AS (
+      SELECT symbol, start_date, end_date, known_at FROM securities_versions
+      WHERE attribute = 'listing' {_newest_per("symbol, start_date, known_at")}),
+    listing_keys AS (SELECT DISTINCT symbol, start_date FROM listing),
+    listing_asked AS (
+      SELECT s.session, s.cutoff, k.symbol, k.start_date
+      FROM sessions s JOIN listing_keys k ON k.start_date <= s.session),
+    listing_known AS (
+      SELECT a.session, a.cutoff, a.symbol, l.end_date
+      FROM listing_asked a ASOF JOIN listing l
+        ON l.symbol = a.symbol AND l.start_date = a.start_date AND l.known_at <= a.cutoff),
+    listed AS (
+      SELECT DISTINCT session, cutoff, symbol FROM listing_known
+      WHERE end_date IS NULL OR end_date >= session)"""
+
+
+def member_rows(index_code: str) -> str:
+    """(session, cutoff, symbol) of the index's members on each session: its newest snapshot
+    dated on or before the session among the rows known at the cutoff."""
+    code = index_code.replace("'", "''")
+    return f"""
+    members AS (
+      SELECT trade_date, symbol, known_at FROM index_members_versions
+      WHERE index_code = '{code}'),
+    snapshot_known AS (
+      SELECT DISTINCT trade_date, min(known_at) OVER (PARTITION BY trade_date) AS first_known
+      FROM members),
+    snapshot_of AS (
+      SELECT s.session, s.cutoff, max(k.trade_date) AS snap FROM sessions s
+      JOIN snapshot_known k ON k.trade_date <= s.session AND k.first_known <= s.cutoff
+      GROUP BY ALL),
+    in_index AS (
+      SELECT DISTINCT o.session, o.cutoff, m.symbol FROM snapshot_of o
+      JOIN members m ON m.trade_date = o.snap AND m.known_at <= o.cutoff)"""
+
+
+def _trade_dated(name: str, relation: str, columns: tuple[str, ...]) -> tuple[str, str, str]:
+    cols = ", ".join(ident(c) for c in columns)
+    cte = f"""
+    {name} AS (
+      SELECT symbol, trade_date, known_at, {cols} FROM {relation}
+      WHERE trade_date BETWEEN $lo AND $hi {_newest_per("symbol, trade_date, known_at")})"""
+    join = f"""
+    ASOF LEFT JOIN {name} ON {name}.symbol = r.symbol AND {name}.trade_date = r.session
+      AND {name}.known_at <= r.cutoff"""
+    select = ", ".join(f"{name}.{ident(c)} AS {ident(c)}" for c in columns)
+    return cte, join, select
+
+
+# The components each derivation reads: c0 the latest period, c1 its previous quarter, c2
+# the prior year's annual, c3 the same period a year before.
+_NEEDS = {"": ("c0",), "_q": ("c0", "c1"), "_ttm": ("c0", "c2", "c3"), "_yoy": ("c0", "c3")}
+
+
+def _statement(
+    statement: str, items: list[str], derivations: set[str], symbols: list[str] | None
+) -> str:
+    """The statement's state at each moment its knowledge changed, per symbol: the latest
+    period `p` and the values of p, its previous quarter (pq), the prior year's annual (pa)
+    and the same period a year before (py), each as known at that moment."""
+    s = statement
+    cols = ", ".join(ident(i) for i in items)
+    needed = {c for d in derivations for c in _NEEDS[d]}
+    every = {"c0": "e.p", "c1": "e.pq", "c2": "e.pa", "c3": "e.py"}
+    comps = {c: p for c, p in every.items() if c in needed}  # join only what is read
+    picks = (
+        ", ".join(f"{c}.{ident(i)} AS {c}_{i}" for c in comps for i in items)
+        + ", c0.known_at AS c0_known_at"
+    )
+    joins = "".join(
+        f"""
+      ASOF LEFT JOIN v_{s} {c} ON {c}.symbol = e.symbol AND {c}.report_period = {p}
+        AND {c}.known_at <= e.t"""
+        for c, p in comps.items()
+    )
+    among = "AND symbol IN (SELECT symbol FROM asked)" if symbols is not None else ""
+    return f"""CREATE TEMP TABLE s_{s} AS WITH
+    v_{s} AS (
+      SELECT symbol, report_period, known_at, {cols} FROM financials_versions
+      WHERE statement = '{s}' AND report_type = '{CONSOLIDATED}' {among}
+      {_newest_per("symbol, report_period, known_at")}),
+    m_{s} AS (SELECT symbol, known_at AS t, max(report_period) AS p FROM v_{s} GROUP BY ALL),
+    e_{s} AS (
+      SELECT symbol, t, p, last_day(p - INTERVAL 3 MONTH) AS pq,
+        make_date(year(p) - 1, 12, 31) AS pa, last_day(p - INTERVAL 12 MONTH) AS py
+      FROM (SELECT symbol, t, max(p) OVER (PARTITION BY symbol ORDER BY t
+              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS p FROM m_{s})),
+    SELECT e.symbol, e.t, e.p, {picks} FROM e_{s} e {joins}"""
+
+
+def statement_tables(fields: Fields, symbols: list[str] | None) -> list[str]:
+    """The statements' state tables (`s_<statement>`), built once per panel before its chunks
+    (only the given `symbols`' rows when the universe is a list)."""
+    out = []
+    for statement, items in fields.statements().items():
+        derivations = {li.derivation for li in fields.items if li.statement == statement}
+        out.append(_statement(statement, items, derivations, symbols))
+    return out
+
+
+def _derived(li_name: str, item: str, statement: str, derivation: str) -> str:
+    s, c = f"s_{statement}", lambda k: f"s_{statement}.c{k}_{item}"
+    if derivation == "":
+        expr = c(0)
+    elif derivation == "_q":
+        expr = f"CASE WHEN month({s}.p) = 3 THEN {c(0)} ELSE {c(0)} - {c(1)} END"
+    elif derivation == "_ttm":
+        expr = f"CASE WHEN month({s}.p) = 12 THEN {c(0)} ELSE {c(0)} + {c(2)} - {c(3)} END"
+    else:  # _yoy: growth on the same period a year before, over its magnitude
+        expr = f"({c(0)} - {c(3)}) / nullif(abs({c(3)}), 0)"
+    return f"{expr} AS {ident(li_name)}"
+
+
+def panel_sql(fields: Fields, rows_ctes: str, rows: str, provenance: bool) -> str:
+    """One chunk's statement: `rows_ctes` define the relation `rows` of (session, cutoff,
+    symbol) to answer; $lo/$hi bound the chunk's sessions; the `s_<statement>` tables exist
+    (statement_tables)."""
+    ctes: list[str] = [rows_ctes]
+    joins: list[str] = []
+    selects: list[str] = ["r.session AS trade_date", "r.symbol AS symbol"]
+    by_name: dict[str, str] = {}
+    if fields.bars:
+        cte, join, _ = _trade_dated("q", "quotes_versions", fields.bars)
+        ctes.append(cte)
+        joins.append(join)
+        by_name.update({n: f"q.{ident(n)} AS {ident(n)}" for n in fields.bars})
+    if fields.valuation:
+        cte, join, _ = _trade_dated("val", "valuation_versions", fields.valuation)
+        ctes.append(cte)
+        joins.append(join)
+        by_name.update({n: f"val.{ident(n)} AS {ident(n)}" for n in fields.valuation})
+    for statement in fields.statements():
+        joins.append(
+            f"""
+    ASOF LEFT JOIN s_{statement} ON s_{statement}.symbol = r.symbol
+      AND s_{statement}.t <= r.cutoff"""
+        )
+    for li in fields.items:
+        by_name[li.name] = _derived(li.name, li.item, li.statement, li.derivation)
+    selects += [by_name[n] for n in fields.order]
+    if provenance:
+        for statement in fields.statements():
+            selects.append(f"s_{statement}.p AS {statement}_report_period")
+            selects.append(f"s_{statement}.c0_known_at AS {statement}_known_at")
+    return (
+        "WITH "
+        + ",".join([*ctes, f"\n    panel_rows AS (SELECT * FROM {rows})"])
+        + f"\nSELECT {', '.join(selects)} FROM panel_rows r"
+        + "".join(joins)
+        + "\nORDER BY r.session, r.symbol"
+    )

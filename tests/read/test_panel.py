@@ -1,0 +1,174 @@
+"""`Lake.panel` (issue 29): every cell equals the single-instant read at its row's cutoff;
+a restatement and a late publication never reach earlier rows; single-quarter and TTM values
+against hand-computed ones; bad questions are INVALID_ARGUMENTS."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pitlake.lake.store import LakeStore
+from pitlake.pit import BEIJING
+from pitlake.read.lake import Lake
+from tests.lake.conftest import statement_row, write
+from tests.serve.api.lakebuild import CSI300, NOW, SESSIONS, A, B, build_lake
+
+FIELDS = ["close", "volume", "pe", "revenue", "revenue_q", "revenue_ttm", "net_profit_yoy"]
+
+
+@pytest.fixture(scope="module")
+def panel_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    """The API test lake, plus A's 2024 Q1 published late (on 06-04, visible from 06-05's
+    close) and its 2025 Q1 restated on 06-05 (visible from 06-06)."""
+    root = build_lake(tmp_path_factory.mktemp("panel"))
+    write(
+        LakeStore(root),
+        "financials",
+        [
+            statement_row(A, "2024-03-31", "2025-06-04", revenue=25.0, net_profit=2.5),
+            statement_row(
+                A, "2025-03-31", "2025-04-25", revision="2025-06-05", revenue=33.0, net_profit=3.3
+            ),
+        ],
+    )
+    lake = Lake(root, clock=lambda: NOW)
+    yield lake
+    lake.close()
+
+
+def _frame(result):
+    """The answer's rows; none when the single-instant read has nothing at that cutoff."""
+    import pandas as pd
+
+    return result.to_pandas() if result.ok else pd.DataFrame(columns=["trade_date"])
+
+
+def _cell(frame, day: str, symbol: str, field: str):
+    row = frame[(frame.trade_date.astype(str) == day) & (frame.symbol == symbol)]
+    assert len(row) == 1, (day, symbol)
+    v = row.iloc[0][field]
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+
+def test_restatement_and_late_publication_stay_out_of_earlier_rows(panel_lake: Lake) -> None:
+    r = panel_lake.panel(FIELDS, SESSIONS[0], SESSIONS[-1], universe=[A], provenance=True)
+    assert r.status == "OK", r.message
+    f = r.to_pandas()
+    # 06-03, 06-04 (15:00): 2025 Q1 as first published; 2024 Q1 not yet known → no TTM/yoy
+    for day in SESSIONS[:2]:
+        assert _cell(f, day, A, "revenue") == 30.0
+        assert _cell(f, day, A, "revenue_q") == 30.0  # Q1: the cumulative value
+        assert _cell(f, day, A, "revenue_ttm") is None  # a component missing: null
+        assert _cell(f, day, A, "net_profit_yoy") is None
+    # 06-05: 2024 Q1 known (late) → TTM = 30 + 100 − 25, yoy = 3 / 2.5 − 1
+    assert _cell(f, SESSIONS[2], A, "revenue_ttm") == pytest.approx(105.0)
+    assert _cell(f, SESSIONS[2], A, "net_profit_yoy") == pytest.approx(0.2)
+    # 06-06: the restated Q1 → 33 + 100 − 25; the version's known_at is the revision's
+    assert _cell(f, SESSIONS[3], A, "revenue") == 33.0
+    assert _cell(f, SESSIONS[3], A, "revenue_ttm") == pytest.approx(108.0)
+    assert _cell(f, SESSIONS[3], A, "net_profit_yoy") == pytest.approx(0.32)
+    assert str(_cell(f, SESSIONS[3], A, "income_report_period")) == "2025-03-31"
+    assert _cell(f, SESSIONS[3], A, "income_known_at").date() == date(2025, 6, 5)
+    assert _cell(f, SESSIONS[2], A, "income_known_at").date() == date(2025, 4, 25)
+
+
+def test_as_of_caps_every_row(panel_lake: Lake) -> None:
+    """as_of before the restatement: even 06-06's row holds the first-published Q1."""
+    r = panel_lake.panel(["revenue"], SESSIONS[0], SESSIONS[-1], universe=[A], as_of="2025-06-04")
+    assert r.status == "OK"
+    f = r.to_pandas()
+    assert _cell(f, SESSIONS[3], A, "revenue") == 30.0
+
+
+def test_single_quarter_is_difference_of_cumulative_periods(tmp_path: Path) -> None:
+    root = build_lake(tmp_path)
+    write(
+        LakeStore(root),
+        "financials",
+        [
+            statement_row(A, "2025-06-30", "2025-06-04", revenue=70.0),
+            statement_row(A, "2024-06-30", "2024-08-20", revenue=50.0),
+            statement_row(A, "2024-03-31", "2024-04-20", revenue=20.0),
+        ],
+    )
+    with Lake(root, clock=lambda: NOW) as lake:
+        f = lake.panel(
+            ["revenue", "revenue_q", "revenue_ttm", "revenue_yoy"],
+            SESSIONS[2],
+            SESSIONS[2],
+            universe=[A],
+        ).to_pandas()
+    assert _cell(f, SESSIONS[2], A, "revenue_q") == pytest.approx(40.0)  # 70 − 30
+    assert _cell(f, SESSIONS[2], A, "revenue_ttm") == pytest.approx(120.0)  # 70 + 100 − 50
+    assert _cell(f, SESSIONS[2], A, "revenue_yoy") == pytest.approx(0.4)  # 70 / 50 − 1
+
+
+AT = st.sampled_from(["09:00", "15:00", "23:59", "eod"])
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(day=st.sampled_from(SESSIONS), at=AT)
+def test_every_cell_equals_the_single_instant_read(panel_lake: Lake, day: str, at: str) -> None:
+    # the whole range in one panel: its connection holds the last session's versions, so a
+    # row that read past its own cutoff would show here
+    f = panel_lake.panel(FIELDS, SESSIONS[0], SESSIONS[-1], at=at, provenance=True).to_pandas()
+    f = f[f.trade_date.astype(str) == day]
+    clock = time(23, 59, 59, 999999) if at == "eod" else time.fromisoformat(at)
+    cutoff = datetime.combine(date.fromisoformat(day), clock, BEIJING)
+    universe = panel_lake.universe(cutoff).to_pandas()
+    assert sorted(f.symbol) == sorted(universe.symbol)
+    for symbol in f.symbol:
+        bars = _frame(panel_lake.quotes(symbol, date=day, as_of=cutoff))
+        bars = bars[bars.trade_date.astype(str) == day]
+        expect = bars.iloc[0]["close"] if len(bars) else None
+        assert _cell(f, day, symbol, "close") == expect
+        val = _frame(panel_lake.valuation(symbol, date=day, as_of=cutoff))
+        val = val[val.trade_date.astype(str) == day]
+        assert _cell(f, day, symbol, "pe") == (val.iloc[0]["pe"] if len(val) else None)
+        stmt = panel_lake.financials(symbol, as_of=cutoff, statement="income", latest_only=True)
+        s = _frame(stmt)
+        s = s[s.report_type == "1"] if len(s) else s
+        if len(s):
+            assert _cell(f, day, symbol, "revenue") == s.iloc[0]["revenue"]
+            assert str(_cell(f, day, symbol, "income_report_period")) == str(
+                s.iloc[0]["report_period"]
+            )
+        else:
+            assert _cell(f, day, symbol, "revenue") is None
+
+
+def test_index_universe_is_the_members_known_on_each_session(panel_lake: Lake) -> None:
+    f = panel_lake.panel(["close"], SESSIONS[0], SESSIONS[-1], universe=CSI300).to_pandas()
+    for day in SESSIONS:
+        members = panel_lake.index_members(CSI300, date=day, as_of=f"{day}T15:00+08:00")
+        assert sorted(f[f.trade_date.astype(str) == day].symbol) == sorted(
+            members.to_pandas().symbol
+        )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        ({"fields": ["clse"]}, "did you mean close"),
+        ({"fields": ["revenue_tm"]}, "did you mean revenue_ttm"),
+        ({"fields": ["total_assets_q"]}, "unknown panel field"),  # a stock has no quarter
+        ({"start": "2025-06-06", "end": "2025-06-03"}, "before start"),
+        ({"start": "yesterday"}, "must be dates"),
+        ({"universe": "999999.XX"}, "universe"),
+        ({"at": "25:00"}, "at"),
+        ({"at": "noonish"}, "at must be"),
+    ],
+)
+def test_bad_question_is_invalid_arguments(panel_lake: Lake, kwargs: dict, says: str) -> None:
+    args = {"fields": ["close"], "start": SESSIONS[0], "end": SESSIONS[-1], **kwargs}
+    r = panel_lake.panel(args.pop("fields"), args.pop("start"), args.pop("end"), **args)
+    assert r.status == "INVALID_ARGUMENTS"
+    assert says in r.message
+    assert B  # the lake's other company stays untouched by a refused question
