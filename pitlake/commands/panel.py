@@ -1,6 +1,6 @@
 """`pitlake panel`: a walk-forward panel to a Parquet (or Arrow IPC) file (`Lake.panel`).
 
-    pitlake panel close,pe,revenue_ttm --start 2024-01-01 --end 2024-12-31 \\
+    pitlake panel close,pe,net_profit_q --start 2025-04-01 --end 2025-06-30 \\
         --universe 000300.SH --output csi300.parquet
 
 Only typer is imported at module level (`pitlake --help` stays fast)."""
@@ -14,7 +14,7 @@ import typer
 
 from pitlake.home import lake_root
 
-EXIT_OK, EXIT_INVALID, EXIT_FAULT = 0, 2, 4
+EXIT_OK, EXIT_INVALID, EXIT_NOT_OK, EXIT_FAULT = 0, 2, 3, 4  # as commands/query.py
 
 PANEL_HELP = (
     "Write one row per (session, symbol in that session's universe), each cell what was "
@@ -79,8 +79,13 @@ def panel(
         import pyarrow.parquet as pq
 
         pq.write_table(table, output, compression="zstd")
-    typer.echo(f"{table.num_rows} rows, {result.meta['sessions']} sessions → {output}", err=True)
-    raise typer.Exit(EXIT_OK)
+    # the answer's status first, as `pitlake query` prints it; exit 3 when it is not OK/NO_DATA
+    typer.echo(
+        f"{result.status.value}  {table.num_rows} rows, {result.meta['sessions']} sessions "
+        f"→ {output}" + (f"  {result.message}" if result.message else "")
+    )
+    ok = result.status in (ResultStatus.OK, ResultStatus.NO_DATA)
+    raise typer.Exit(EXIT_OK if ok else EXIT_NOT_OK)
 
 
 def register(app: typer.Typer) -> None:
