@@ -35,6 +35,7 @@ from pitlake.errors import InvalidArgumentsError
 from pitlake.export import qlib_format as fmt
 from pitlake.schemas import index_members
 from pitlake.schemas.financials import LINE_ITEMS
+from pitlake.statuses import ResultStatus
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -152,7 +153,7 @@ def _write_all(
 def _sessions(lake: Lake, lo: date, hi: date, cutoff: datetime) -> list[date]:
     """The open days of [lo, hi] in the calendar as known at the cutoff."""
     result = lake.calendar(start=lo, end=hi, as_of=cutoff)
-    if result.status.value == "INVALID_ARGUMENTS":
+    if result.status is ResultStatus.INVALID_ARGUMENTS:
         raise InvalidArgumentsError(result.message)
     return [to_date(r["date"]) for r in result.data if r.get("is_open")]
 
@@ -265,7 +266,7 @@ def _write_features(
     for i in range(0, len(symbols), CHUNK):
         chunk = symbols[i : i + CHUNK]
         result = lake.quotes(chunk, start=days[0], end=days[-1], as_of=cutoff, adjust="hfq")
-        if result.status.value == "INVALID_ARGUMENTS":
+        if result.status is ResultStatus.INVALID_ARGUMENTS:
             raise InvalidArgumentsError(result.message)
         if result.table is None or result.table.num_rows == 0:
             continue
