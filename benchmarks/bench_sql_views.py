@@ -30,6 +30,7 @@ from pitlake.calendar import FIRST_SESSION
 from pitlake.pit import parse_cutoff
 from pitlake.read.adjust import PRICE_COLUMNS
 from pitlake.read.lake import Lake
+from pitlake.units import ADJUSTED_PRICE_DECIMALS
 
 HAND_QFQ = """
 WITH q AS (
@@ -65,7 +66,10 @@ def main() -> None:
     curated = root / "curated"
     quotes = [str(f) for f in sorted((curated / "quotes").glob("*=*/*.parquet"))]
     factors = [str(f) for f in sorted((curated / "adj_factors").glob("*=*/*.parquet"))]
-    prices = ", ".join(f"q.{c} * (a.adj_factor / a.anchor) AS {c}" for c in PRICE_COLUMNS)
+    prices = ", ".join(  # rounded as every pitlake surface serves adjusted prices
+        f"round(q.{c} * (a.adj_factor / a.anchor), {ADJUSTED_PRICE_DECIMALS}) AS {c}"
+        for c in PRICE_COLUMNS
+    )
     con = duckdb.connect()
     cutoff = parse_cutoff(last)
     params = {"quotes": quotes, "factors": factors, "cutoff": cutoff, "s": symbol}
