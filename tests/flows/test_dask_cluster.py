@@ -7,9 +7,6 @@ environment they are spawned with, as an ingest host's workers do."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,34 +18,10 @@ from pitlake import schemas
 from pitlake.lake.catalog import Catalog
 from pitlake.lake.catalog_engine import ENV_URL
 from tests.flows.helpers import dataset_rows, summary
-from tests.lake.conftest import IN_CI, PG_URL, _with_search_path
+from tests.lake.conftest import fresh_pg_url
 
 WINDOW = ("2025-06-03", "2025-06-06")  # four sessions of the sample, every backfill dataset
 NIGHT = "2025-06-09"  # the next session, every nightly dataset
-
-
-@contextmanager
-def _catalog_url() -> Iterator[str | None]:
-    """A fresh PostgreSQL schema's URL, or None (SQLite beside the lake)."""
-    if not PG_URL:
-        if IN_CI:
-            pytest.fail("CI=true but PITLAKE_TEST_PG_URL is not set (scripts/test.sh starts one)")
-        yield None
-        return
-    from sqlalchemy import create_engine
-
-    from pitlake.lake.catalog_engine import resolve_url
-
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(resolve_url(PG_URL, None))
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield _with_search_path(PG_URL, schema)
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
 
 
 def _ingest(lake: Path, source: str, task_runner: Any | None) -> list[dict[str, Any]]:
@@ -103,7 +76,7 @@ def test_dask_cluster_gives_the_in_process_lake_and_ledger(
 ) -> None:
     source = f"replay:{Path(__file__).resolve().parents[2] / 'sample'}"
     here, there = tmp_path / "in-process", tmp_path / "dask"
-    with _catalog_url() as url_here, _catalog_url() as url_there:
+    with fresh_pg_url() as url_here, fresh_pg_url() as url_there:
         if url_here:
             monkeypatch.setenv(ENV_URL, url_here)
         local = _ingest(here, source, None)
