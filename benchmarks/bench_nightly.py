@@ -31,6 +31,7 @@ from typing import Any
 from pitlake.schemas import NIGHTLY_DATASETS
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
+from benchmarks.simvendor.client import RATE_LIMITED
 from pitlake.pipeline.commit import commit
 from pitlake.pipeline.fetch import fetch
 from pitlake.pipeline.gating import gate
@@ -62,12 +63,24 @@ def dataset_of(key: tuple) -> str:
     return owners[0]
 
 
+def served(log: Any) -> dict[tuple, int]:
+    """Per call key, the attempts the vendor counted against its quota (not the refused)."""
+    return {k: sum(1 for o in v if o != RATE_LIMITED) for k, v in log.attempts.items()}
+
+
+def calls_per_endpoint(log: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for key, n in served(log).items():
+        out[key[0]] = out.get(key[0], 0) + n
+    return out
+
+
 def calls_by_dataset(log: Any) -> dict[str, dict[str, int]]:
-    """dataset → endpoint → calls (distinct call keys, retries not counted)."""
+    """dataset → endpoint → calls the vendor counted."""
     out: dict[str, dict[str, int]] = {}
-    for key in log.attempts:
+    for key, n in served(log).items():
         per = out.setdefault(dataset_of(key), {})
-        per[key[0]] = per.get(key[0], 0) + 1
+        per[key[0]] = per.get(key[0], 0) + n
     return out
 
 
@@ -135,7 +148,7 @@ def run(day: date, latency: float, out: Path, symbols: int, margin: float | None
     env.close()
     attempts = client.log.counts()
     outcomes_by_kind = client.log.outcomes()
-    calls = {ep: len([k for k in client.log.attempts if k[0] == ep]) for ep in attempts}
+    calls = calls_per_endpoint(client.log)
     bound = quota_floor(calls)
     by_dataset = calls_by_dataset(client.log)
     return {
