@@ -166,6 +166,17 @@ class SimClient:
     def answer(
         self, endpoint: str, params: Mapping[str, Any], *, stale: bool = False
     ) -> pd.DataFrame:
+        """The call's rows, one page of them where the vendor caps an answer (`offset`)."""
+        frame = self._rows(endpoint, params, stale=stale)
+        cap = page_caps().get(endpoint)
+        if cap is None:
+            return frame
+        offset = int(params.get("offset") or 0)
+        return frame.iloc[offset : offset + cap].reset_index(drop=True)
+
+    def _rows(
+        self, endpoint: str, params: Mapping[str, Any], *, stale: bool = False
+    ) -> pd.DataFrame:
         m, today = self.market, self.config.today
         if endpoint in BY_DATE:
             day = parse_ymd(str(params["trade_date"]))
@@ -199,6 +210,15 @@ class SimClient:
         if endpoint in UNMODELLED:
             return _empty(endpoint)
         raise Exception(f"请指定正确的接口名: {endpoint}")
+
+
+def page_caps() -> dict[str, int]:
+    """Rows per answer of the paged endpoints the simulator fills, as pitlake's fetchers
+    know them (a full page makes them ask for the next one)."""
+    from pitlake.vendors.tushare.disclosure import DISCLOSURE_ROWS_PER_CALL
+    from pitlake.vendors.tushare.fetchers.announcements import ANNS_ROWS_PER_CALL
+
+    return {"disclosure_date": DISCLOSURE_ROWS_PER_CALL, "anns_d": ANNS_ROWS_PER_CALL}
 
 
 def _empty(endpoint: str) -> pd.DataFrame:
