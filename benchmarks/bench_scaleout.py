@@ -100,7 +100,9 @@ def prefect_server(home: Path) -> Iterator[str]:
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
-def run(day: date, latency: float, out: Path, symbols: int) -> dict[str, Any]:
+def run(
+    day: date, latency: float, out: Path, symbols: int, per_process: bool = False
+) -> dict[str, Any]:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -109,7 +111,7 @@ def run(day: date, latency: float, out: Path, symbols: int) -> dict[str, Any]:
         os.environ.update(
             {
                 **QUIET,
-                **bucket_env(quota_url=quota_store(out / "quota")),
+                **bucket_env(quota_url="process" if per_process else quota_store(out / "quota")),
                 "PREFECT_API_URL": api,
                 "PREFECT_HOME": str(out / "prefect"),
                 "PITLAKE_TUSHARE_URL": server.url,
@@ -160,6 +162,7 @@ def run(day: date, latency: float, out: Path, symbols: int) -> dict[str, Any]:
         "latency_s": latency,
         "symbols": symbols,
         "dask_workers": 2,
+        "quota": "per process" if per_process else "shared",
         "refused": replies.get("rate_limit", 0),
         "http_replies": replies,
         "wall_s": round(wall, 2),
@@ -185,8 +188,11 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.15)
     ap.add_argument("--symbols", type=int, default=5300)
     ap.add_argument("--out", default="benchmarks/out/scaleout")
+    ap.add_argument(
+        "--per-process", action="store_true", help="each process its own buckets (the old way)"
+    )
     a = ap.parse_args()
-    result = run(date.fromisoformat(a.day), a.latency, Path(a.out), a.symbols)
+    result = run(date.fromisoformat(a.day), a.latency, Path(a.out), a.symbols, a.per_process)
     print(json.dumps(result, ensure_ascii=False, indent=1))
 
 
