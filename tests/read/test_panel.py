@@ -57,7 +57,9 @@ def _cell(frame, day: str, symbol: str, field: str):
 
 def test_restatement_and_late_publication_stay_out_of_earlier_rows(panel_lake: Lake) -> None:
     r = panel_lake.panel(FIELDS, SESSIONS[0], SESSIONS[-1], universe=[A], provenance=True)
-    assert r.status == "OK", r.message
+    # valuation's 06-06 fetch was NOT_READY: the envelope says so (decision 51)
+    assert r.status == "NOT_READY", r.message
+    assert "valuation" in r.message and "2025-06-06" in r.message
     f = r.to_pandas()
     # 06-03, 06-04 (15:00): 2025 Q1 as first published; 2024 Q1 not yet known → no TTM/yoy
     for day in SESSIONS[:2]:

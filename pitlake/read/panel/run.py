@@ -21,11 +21,12 @@ from pitlake.pit import BEIJING, iso_beijing
 from pitlake.read import sql
 from pitlake.read.answer import invalid
 from pitlake.read.arguments import symbols as checked_symbols
+from pitlake.read.cutoff import Ask
 from pitlake.read.panel import fields as panel_fields
-from pitlake.read.panel import queries
+from pitlake.read.panel import queries, truth
+from pitlake.schemas import financials, index_members, quotes, securities, valuation
 from pitlake.schemas import get as get_schema
-from pitlake.schemas import index_members
-from pitlake.statuses import DateStatus, ResultStatus
+from pitlake.statuses import DateStatus
 
 if TYPE_CHECKING:
     from pitlake.read.lake import Lake
@@ -158,11 +159,45 @@ def _connection(lake: Lake, cap: datetime, relations: set[str]) -> duckdb.DuckDB
     return con
 
 
+def _sessions_table(q: Question, days: list[date]) -> pa.Table:
+    cutoffs = [cutoff_of(q, d).astimezone(timezone.utc) for d in days]
+    return pa.table(
+        {
+            "session": pa.array(days, pa.date32()),
+            "cutoff": pa.array(cutoffs, pa.timestamp("us", tz="UTC")),
+        }
+    )
+
+
+def _without_statements(
+    con: duckdb.DuckDBPyConnection, q: Question, table: pa.Table
+) -> dict[str, list[str]]:
+    """Per statement asked, the symbols with a row and no version public by that row's
+    cutoff (knowledge only grows, so: by the cutoff of the symbol's first row)."""
+    out: dict[str, list[str]] = {}
+    if not table.num_rows or not q.fields.items:
+        return out
+    con.register("panel_answer", table.select(["trade_date", "symbol"]))
+    con.register("panel_sessions", _sessions_table(q, q.sessions))
+    for statement in q.fields.statements():
+        found = con.sql(
+            f"""SELECT a.symbol FROM (
+                  SELECT symbol, min(trade_date) AS d FROM panel_answer GROUP BY symbol) a
+                JOIN panel_sessions s ON s.session = a.d
+                LEFT JOIN (SELECT symbol, min(t) AS t FROM s_{statement} GROUP BY symbol) k
+                  ON k.symbol = a.symbol
+                WHERE k.t IS NULL OR k.t > s.cutoff ORDER BY a.symbol"""
+        ).fetchall()
+        out[statement] = [r[0] for r in found]
+    return out
+
+
 def answer(lake: Lake, q: Question) -> Result:
     """The panel as one Arrow table (chunks of a year), in the envelope."""
     rows_ctes, rows = _rows(q)
     statement = queries.panel_sql(q.fields, rows_ctes, rows, q.provenance)
     chunks: list[pa.Table] = []
+    without: dict[str, list[str]] = {}
     if q.sessions:
         last_cutoff = cutoff_of(q, q.sessions[-1])
         con = _connection(lake, last_cutoff, _relations(q))
@@ -174,30 +209,51 @@ def answer(lake: Lake, q: Question) -> Result:
                 con.execute(table_sql)
             for _, year in groupby(q.sessions, key=lambda d: d.year):
                 days = list(year)
-                cutoffs = [cutoff_of(q, d).astimezone(timezone.utc) for d in days]
-                con.register(
-                    "sessions",
-                    pa.table(
-                        {
-                            "session": pa.array(days, pa.date32()),
-                            "cutoff": pa.array(cutoffs, pa.timestamp("us", tz="UTC")),
-                        }
-                    ),
-                )
+                con.register("sessions", _sessions_table(q, days))
                 text = statement.replace("$lo", f"DATE '{days[0]}'").replace(
                     "$hi", f"DATE '{days[-1]}'"
                 )
                 chunks.append(con.sql(text).to_arrow_table())
                 con.unregister("sessions")
+            table = pa.concat_tables(chunks)
+            without = _without_statements(con, q, table)
         finally:
             con.close()
-    table = pa.concat_tables(chunks) if chunks else pa.table({"trade_date": [], "symbol": []})
-    return _result(q, table)
+    else:
+        table = pa.table(
+            {"trade_date": pa.array([], pa.date32()), "symbol": pa.array([], pa.string())}
+        )
+    return _result(q, table, judge(lake, q, without))
 
 
-def _result(q: Question, table: pa.Table) -> Result:
-    status = ResultStatus.OK if table.num_rows else ResultStatus.NO_DATA
+def judge(lake: Lake, q: Question, without: dict[str, list[str]]) -> list[truth.Judged]:
+    """Per dataset the panel reads (its universe's, its fields'), the gaps of the sessions
+    asked, each as of its session's cutoff (truth.py)."""
+    if not q.sessions:
+        return []
+    cutoffs = {d: cutoff_of(q, d) for d in q.sessions}
+    ask = Ask(cutoffs[q.sessions[-1]], None, False)
+    given = None if isinstance(q.universe, str) else list(q.universe)
+    out: list[truth.Judged] = []
+    if q.universe == "all":
+        out.append(truth.master(lake, securities.SCHEMA, q.sessions, lambda d: cutoffs[d].date()))
+    elif isinstance(q.universe, str):
+        out.append(
+            truth.members(lake, index_members.SCHEMA, q.universe, q.sessions, cutoffs, q.cap.date())
+        )
+    for schema, asked in ((quotes.SCHEMA, q.fields.bars), (valuation.SCHEMA, q.fields.valuation)):
+        if asked:
+            out.append(truth.trade_dated(lake, schema, q.sessions, cutoffs, given, ask))
+    if q.fields.items:
+        missing = sorted({s for symbols in without.values() for s in symbols})
+        out.append(truth.statements(lake, financials.SCHEMA, missing, given or missing))
+    return out
+
+
+def _result(q: Question, table: pa.Table, judged: list[truth.Judged]) -> Result:
     first, last = (q.sessions[0], q.sessions[-1]) if q.sessions else (None, None)
+    until = cutoff_of(q, last).date() if last else q.cap.date()
+    status, said, ledger_meta = truth.envelope_parts(judged, table.num_rows > 0, until)
     meta: dict[str, Any] = {
         "rows": table.num_rows,
         "sessions": len(q.sessions),
@@ -208,14 +264,16 @@ def _result(q: Question, table: pa.Table) -> Result:
         "fields": list(q.fields.order),
         "cutoff_first": iso_beijing(cutoff_of(q, first)) if first else None,
         "cutoff_last": iso_beijing(cutoff_of(q, last)) if last else None,
+        **ledger_meta,
     }
+    empty = "" if table.num_rows else "no rows: no session or no security in the universe."
     return Result(
         status=status,
         requested_date=None,
         effective_trade_date=str(last) if last else None,
         date_status=DateStatus.NOT_APPLICABLE,
         as_of=iso_beijing(cutoff_of(q, last)) if last else iso_beijing(q.cap),
-        message="" if table.num_rows else "no rows: no session or no security in the universe",
+        message=" ".join(m for m in (empty, said) if m),
         table=table,
         columns=list(table.column_names),
         meta=meta,
