@@ -23,8 +23,15 @@ from pitlake.read.answer import invalid
 from pitlake.read.arguments import symbols as checked_symbols
 from pitlake.read.cutoff import Ask
 from pitlake.read.panel import fields as panel_fields
-from pitlake.read.panel import queries, truth
-from pitlake.schemas import financials, index_members, quotes, securities, valuation
+from pitlake.read.panel import queries, session_facts, truth
+from pitlake.schemas import (
+    adj_factors,
+    financials,
+    index_members,
+    quotes,
+    securities,
+    valuation,
+)
 from pitlake.schemas import get as get_schema
 from pitlake.statuses import DateStatus
 
@@ -133,6 +140,10 @@ def _relations(q: Question) -> set[str]:
         out.add("valuation_versions")
     if q.fields.items:
         out.add("financials_versions")
+    if q.fields.flags:
+        out.add("index_members_versions")
+    if q.fields.returns:
+        out |= {"quotes_versions", "adj_factors_versions"}
     return out
 
 
@@ -159,14 +170,37 @@ def _connection(lake: Lake, cap: datetime, relations: set[str]) -> duckdb.DuckDB
     return con
 
 
-def _sessions_table(q: Question, days: list[date]) -> pa.Table:
+def _sessions_table(q: Question, days: list[date], prev: dict[date, date]) -> pa.Table:
     cutoffs = [cutoff_of(q, d).astimezone(timezone.utc) for d in days]
     return pa.table(
         {
             "session": pa.array(days, pa.date32()),
             "cutoff": pa.array(cutoffs, pa.timestamp("us", tz="UTC")),
+            "prev": pa.array([prev.get(d) for d in days], pa.date32()),
         }
     )
+
+
+def _previous_sessions(lake: Lake, sessions: list[date]) -> dict[date, date]:
+    """Each session's previous XSHG session (none before the calendar's first)."""
+    if not sessions:
+        return {}
+    cal = lake.trading_calendar
+    first = sessions[0] if sessions[0] <= cal.first else cal.previous_session(sessions[0])
+    every = [first, *sessions] if first != sessions[0] else sessions
+    return dict(zip(every[1:], every[:-1], strict=True))
+
+
+def _chunk_tables(lake: Lake, q: Question, days: list[date]) -> dict[str, pa.Table]:
+    """The tables one year's statement joins besides the versions (panel_sql)."""
+    out: dict[str, pa.Table] = {}
+    if q.fields.states:
+        out["panel_states"] = session_facts.states(lake, days, lambda d: cutoff_of(q, d))
+    if q.fields.limit:
+        out["panel_limits"] = session_facts.limits(lake, days, lambda d: cutoff_of(q, d))
+    if q.fields.returns:
+        out["factor_fetched"] = session_facts.factor_fetched(lake, days[0], days[-1])
+    return out
 
 
 def _without_statements(
@@ -178,7 +212,7 @@ def _without_statements(
     if not table.num_rows or not q.fields.items:
         return out
     con.register("panel_answer", table.select(["trade_date", "symbol"]))
-    con.register("panel_sessions", _sessions_table(q, q.sessions))
+    con.register("panel_sessions", _sessions_table(q, q.sessions, {}))
     for statement in q.fields.statements():
         found = con.sql(
             f"""SELECT a.symbol FROM (
@@ -195,7 +229,8 @@ def _without_statements(
 def answer(lake: Lake, q: Question) -> Result:
     """The panel as one Arrow table (chunks of a year), in the envelope."""
     rows_ctes, rows = _rows(q)
-    statement = queries.panel_sql(q.fields, rows_ctes, rows, q.provenance)
+    statement = queries.panel_sql(q.fields, rows_ctes, rows, q.provenance, panel_fields.INDEX_FLAGS)
+    prev = _previous_sessions(lake, q.sessions) if q.fields.returns else {}
     chunks: list[pa.Table] = []
     without: dict[str, list[str]] = {}
     if q.sessions:
@@ -209,12 +244,18 @@ def answer(lake: Lake, q: Question) -> Result:
                 con.execute(table_sql)
             for _, year in groupby(q.sessions, key=lambda d: d.year):
                 days = list(year)
-                con.register("sessions", _sessions_table(q, days))
-                text = statement.replace("$lo", f"DATE '{days[0]}'").replace(
-                    "$hi", f"DATE '{days[-1]}'"
+                con.register("sessions", _sessions_table(q, days, prev))
+                extra = _chunk_tables(lake, q, days)
+                for name, t in extra.items():
+                    con.register(name, t)
+                text = (
+                    statement.replace("$plo", f"DATE '{prev.get(days[0], days[0])}'")
+                    .replace("$lo", f"DATE '{days[0]}'")
+                    .replace("$hi", f"DATE '{days[-1]}'")
                 )
                 chunks.append(con.sql(text).to_arrow_table())
-                con.unregister("sessions")
+                for name in ("sessions", *extra):
+                    con.unregister(name)
             table = pa.concat_tables(chunks)
             without = _without_statements(con, q, table)
         finally:
@@ -228,20 +269,31 @@ def answer(lake: Lake, q: Question) -> Result:
 
 def judge(lake: Lake, q: Question, without: dict[str, list[str]]) -> list[truth.Judged]:
     """Per dataset the panel reads (its universe's, its fields'), the gaps of the sessions
-    asked, each as of its session's cutoff (truth.py)."""
+    asked, each as of its session's cutoff (truth.py): the master for "all" and the
+    security states, each index for its universe or flag, the bars for bars, returns and
+    limit states (`Lake.limits` answers with the bars' status), valuation, the factors for
+    returns, the statements for line items."""
     if not q.sessions:
         return []
     cutoffs = {d: cutoff_of(q, d) for d in q.sessions}
     ask = Ask(cutoffs[q.sessions[-1]], None, False)
     given = None if isinstance(q.universe, str) else list(q.universe)
     out: list[truth.Judged] = []
-    if q.universe == "all":
+    if q.universe == "all" or q.fields.states:
         out.append(truth.master(lake, securities.SCHEMA, q.sessions, lambda d: cutoffs[d].date()))
-    elif isinstance(q.universe, str):
+    indices = [panel_fields.INDEX_FLAGS[f] for f in q.fields.flags]
+    if isinstance(q.universe, str) and q.universe != "all":
+        indices.insert(0, q.universe)
+    for code in dict.fromkeys(indices):
         out.append(
-            truth.members(lake, index_members.SCHEMA, q.universe, q.sessions, cutoffs, q.cap.date())
+            truth.members(lake, index_members.SCHEMA, code, q.sessions, cutoffs, q.cap.date())
         )
-    for schema, asked in ((quotes.SCHEMA, q.fields.bars), (valuation.SCHEMA, q.fields.valuation)):
+    trade_dated = (
+        (quotes.SCHEMA, bool(q.fields.bars or q.fields.returns or q.fields.limit)),
+        (valuation.SCHEMA, bool(q.fields.valuation)),
+        (adj_factors.SCHEMA, bool(q.fields.returns)),
+    )
+    for schema, asked in trade_dated:
         if asked:
             out.append(truth.trade_dated(lake, schema, q.sessions, cutoffs, given, ask))
     if q.fields.items:

@@ -207,7 +207,7 @@ def members(
         elif snap is None:
             judged.append((d, ResultStatus.NO_DATA, "no snapshot public by the cutoff", upto[-1]))
     found += _runs(index, judged)
-    return Judged(spec.name, found, [g.entry for g in found])
+    return Judged(f"{spec.name} {index}", found, [g.entry for g in found])
 
 
 def _snapshots(lake: Lake, spec: Dataset, index: str) -> list[tuple[date, datetime]]:
