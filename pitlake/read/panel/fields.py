@@ -58,11 +58,12 @@ INDEX_FLAGS: dict[str, str] = {
 # The day's return from the factors known at the row's cutoff: hfq close over the previous
 # session's hfq close, minus one (a later ex-date never reaches back).
 RETURN_FIELDS: tuple[str, ...] = ("ret_1d",)
-# The limit state of the row's bar, as `Lake.limits` classifies it at the row's cutoff: one
-# of pitlake.limits.POOLS, NO_LIMIT (at no limit), null (no bar public).
+# The limit state of the row's bar, as `Lake.limits` classifies it at the row's cutoff: its
+# pool (pitlake.limits.POOLS: up, down, broken), WITHIN its limits, NO_LIMIT (a session
+# without a price limit: a new listing's first days), null (no bar public, limit unknown).
 LIMIT_FIELD = "limit_state"
-NO_LIMIT = "none"
-LIMIT_STATES: tuple[str, ...] = (*POOLS, NO_LIMIT)
+WITHIN, NO_LIMIT = "within", "no_limit"
+LIMIT_STATES: tuple[str, ...] = (*POOLS, WITHIN, NO_LIMIT)
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@ import pandas as pd
 import pyarrow as pa
 
 from pitlake.lake.catalog import WHOLE_MARKET
+from pitlake.limit_rules import STATE_NAMES, State
 from pitlake.read.adjust import FACTORS
 from pitlake.read.cutoff import Ask
-from pitlake.read.panel.fields import LIMIT_STATES, NO_LIMIT, STATE_FIELDS
+from pitlake.read.panel.fields import LIMIT_STATES, NO_LIMIT, STATE_FIELDS, WITHIN
 from pitlake.read.readers import state
 from pitlake.schemas import securities
 
@@ -83,7 +84,9 @@ def _sessions_since(lake: Lake, first: pd.Series, day: pd.Series) -> np.ndarray:
 
 def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) -> pa.Table:
     """(session, symbol, limit_state) of every bar `Lake.limits` classifies at each session's
-    cutoff: its pool (up, down, broken), NO_LIMIT at none, null where its limit is unknown."""
+    cutoff: its pool (up, down, broken), WITHIN its limits, NO_LIMIT on a session without
+    one, null where its limit is unknown (classify's limit_state)."""
+    by_state = {STATE_NAMES[State.LIMITED]: WITHIN, STATE_NAMES[State.NO_LIMIT]: NO_LIMIT}
     from pitlake.read import market  # the market's derivations: imported when asked
 
     frames = []
@@ -92,8 +95,7 @@ def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) 
         if pools.empty:
             continue
         pool = pools["pool"].astype(object)
-        known = pools["up_limit"].notna() | pool.notna()
-        value = pool.where(pool.notna(), np.where(known, NO_LIMIT, None))
+        value = pool.where(pool.notna(), pools["limit_state"].astype(object).map(by_state))
         frames.append(
             pd.DataFrame(
                 {"session": d, "symbol": pools["symbol"].astype(str), "limit_state": value}
