@@ -121,3 +121,23 @@ def test_a_fetch_recorded_after_the_cutoff_does_not_show(tmp_path: Path) -> None
         assert later not in r.message
     assert all(t["date"] <= "2025-06-06" for t in r.meta["vendor_trace"])
     assert "planted later" not in str(r.meta)
+
+
+@pytest.mark.parametrize(
+    ("fields", "start", "end", "status", "dataset"),
+    [
+        (["is_st"], "2025-05-30", SESSIONS[0], "UNKNOWN", "securities"),  # master not yet fetched
+        (["is_st", "days_listed"], SESSIONS[0], SESSIONS[-1], "OK", "securities"),
+        (["in_000300"], SESSIONS[0], SESSIONS[-1], "OK", "index_members 000300.SH"),
+        (["in_000300"], "2025-05-30", SESSIONS[0], "UNKNOWN", "index_members 000300.SH"),
+        (["ret_1d"], SESSIONS[0], SESSIONS[-1], "OK", "adj_factors"),
+        (["ret_1d"], SESSIONS[-1], "2025-06-09", "UPSTREAM_ERROR", "quotes"),
+        (["limit_state"], SESSIONS[-1], "2025-06-10", "UPSTREAM_ERROR", "quotes"),
+    ],
+)
+def test_each_field_brings_its_datasets_status(
+    lake: Lake, fields: list[str], start: str, end: str, status: str, dataset: str
+) -> None:
+    r = lake.panel(fields, start, end, universe=[A])
+    assert r.status == status, r.message
+    assert r.meta["datasets"][dataset]["status"] == status
