@@ -274,3 +274,17 @@ def test_bad_question_is_invalid_arguments(panel_lake: Lake, kwargs: dict, says:
     assert r.status == "INVALID_ARGUMENTS"
     assert says in r.message
     assert B  # the lake's other company stays untouched by a refused question
+
+
+def test_cutting_the_sessions_into_more_queries_changes_no_cell(
+    panel_lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One query per session (as the 20-year panel runs one per few years) answers what one
+    query answers: a return's previous session in the query before, statements built once."""
+    from pitlake.read.panel import run
+
+    fields = FIELDS + NEW_FIELDS
+    whole = panel_lake.panel(fields, "2025-05-30", SESSIONS[-1]).to_pandas()
+    monkeypatch.setattr(run, "session_runs", lambda q: [[d] for d in q.sessions])
+    cut = panel_lake.panel(fields, "2025-05-30", SESSIONS[-1]).to_pandas()
+    pd.testing.assert_frame_equal(whole, cut)
