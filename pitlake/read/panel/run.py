@@ -257,7 +257,14 @@ def _without_statements(
 def answer(lake: Lake, q: Question) -> Result:
     """The panel as one Arrow table (chunks of a year), in the envelope."""
     rows_ctes, rows = _rows(q)
-    statement = queries.panel_sql(q.fields, rows_ctes, rows, q.provenance, panel_fields.INDEX_FLAGS)
+    statement = queries.panel_sql(
+        q.fields,
+        rows_ctes,
+        rows,
+        q.provenance,
+        panel_fields.INDEX_FLAGS,
+        given=not isinstance(q.universe, str),
+    )
     prev = _previous_sessions(lake, q.sessions) if q.fields.returns else {}
     chunks: list[pa.Table] = []
     without: dict[str, list[str]] = {}
