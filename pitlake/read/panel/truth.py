@@ -89,7 +89,14 @@ def trade_dated(
     scopes = symbols or [WHOLE_MARKET]
     floors = gaps.known_at_floors(schema, sessions)
     later = {d: f for d, f in floors.items() if f > cutoffs[d]}
-    first_known = _first_known(lake, schema, sessions, cutoffs, scopes, symbols)
+    first_known = [  # a year at a time: the aggregate holds a year's (symbol, session)s
+        found
+        for year in sorted({d.year for d in sessions})
+        for found in _first_known(
+            lake, schema, [d for d in sessions if d.year == year], cutoffs, scopes, symbols
+        )
+    ]
+    first_known.sort(key=lambda x: (x[0], x[1]))  # by scope, then session
     missing = [(s, d) for s, d, _ in first_known]
     hidden = {(s, d) for s, d, k in first_known if k is not None}
     due = [d for d in sessions if d not in later]
