@@ -85,7 +85,12 @@ def trade_dated(
     """Per (scope, session) without a row public by the session's cutoff, why: not due yet
     (its known-at floor is after the cutoff), stored but public later, or the ledger's word
     (`gaps.session_gaps`, the trade-dated reader's walk). Scopes: the symbols asked, else
-    the whole market ('*': a session with no row at all)."""
+    the whole market ('*': a session with no row at all) — and for more than
+    LEDGER_BY_SYMBOL symbols given too (a session with none of their rows): a pair walk per
+    symbol and session was 24M pairs for 20 years of 5,000 never-fetched symbols (89 s,
+    6.9 GiB), and such lists are fetched whole-market."""
+    if symbols is not None and len(symbols) > LEDGER_BY_SYMBOL:
+        symbols = None
     scopes = symbols or [WHOLE_MARKET]
     floors = gaps.known_at_floors(schema, sessions)
     later = {d: f for d, f in floors.items() if f > cutoffs[d]}
