@@ -1,6 +1,7 @@
-"""`Lake.panel`: the question checked, then answered year by year (bounded memory: one year's
-rows of every family at a time) over one point-in-time connection capped at the panel's last
-cutoff, each row taking what was known at its own session's cutoff (queries.py)."""
+"""`Lake.panel`: the question checked, then answered in runs of whole years (bounded memory:
+at most ROWS_PER_QUERY rows a query) over one point-in-time connection capped at the panel's
+last cutoff, each row taking what was known at its own session's cutoff (queries.py); its
+status from the ledger (truth.py)."""
 
 from __future__ import annotations
 
