@@ -181,7 +181,7 @@ def master(
         if status is ResultStatus.OK:
             continue
         why = f"the latest fetch ({last.date_key}) ended {last.status}" if last else "never fetched"
-        judged.append((d, status, f"{spec.name}: {why}", last))
+        judged.append((d, status, why, last))
     found = _runs(WHOLE_MARKET, judged)
     return Judged(spec.name, found, [g.entry for g in found])
 
@@ -210,7 +210,8 @@ def members(
             continue
         upto = entries[: bisect_right(dates, d)]
         snap = max((s for s, k in snapshots if s <= d and k <= cutoffs[d]), default=None)
-        for g in snapshot_list.failures_since(index, upto, snap):
+        since = upto[bisect_right(dates, snap) :] if snap is not None else upto
+        for g in snapshot_list.failures_since(index, since, snap):
             if (g.date_key, g.entry.symbol if g.entry else "") not in seen:  # type: ignore[arg-type]
                 seen.add((g.date_key, g.entry.symbol if g.entry else ""))  # type: ignore[arg-type]
                 found.append(g)
