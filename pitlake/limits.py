@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date
 
 import numpy as np
@@ -29,6 +29,7 @@ POOLS: tuple[str, ...] = (UP, DOWN, BROKEN)
 ST_NAME = re.compile(r"^[S*]*ST")
 HALF_TICK = 0.005  # 元: a price within half a tick of a limit price is at it
 _NAT = np.datetime64("NaT", "D")
+Period = tuple[date, date | None]  # a delisting-arrangement period: first day, last (or open)
 
 
 # ---------------------------------------------------------------- the rule per row
@@ -96,6 +97,7 @@ def row_regimes(
     new_listings: Collection[str] | Mapping[str, date],
     *,
     ages_known: bool = True,
+    delisting: Mapping[str, Sequence[Period]] | None = None,
 ) -> rules.Regimes:
     """The limit in force per row (pitlake.limit_rules.regimes): the board from the code, the
     row's session, its ST state that session and its listing age. `st_symbols` as a mapping
@@ -103,7 +105,9 @@ def row_regimes(
     is symbol → first trading day (the age counts from it), as a set the codes whose first
     trading day is the row's own. Without a security master (`ages_known` False) a code's
     age is unknown, so its limit is UNKNOWN, unless the frame itself holds enough of its
-    earlier sessions to prove it past every new-listing window (never guessed seasoned)."""
+    earlier sessions to prove it past every new-listing window (never guessed seasoned).
+    `delisting` (symbol → its delisting-arrangement periods, (first day, last day or None))
+    puts a row inside one under that period's rule."""
     n = len(frame)
     if "symbol" not in frame.columns or n == 0:
         nan = np.full(n, np.nan)
@@ -127,9 +131,37 @@ def row_regimes(
         else:
             listed = np.append(uniques.isin(set(new_listings)), False)[codes]
             first = np.where(listed, day.astype("datetime64[D]"), first)
-    out = rules.regimes(board, day, first, is_st)
+    periods = _delisting_rows(day, codes, uniques, delisting) if delisting else None
+    out = rules.regimes(board, day, first, is_st, periods)
     if not ages_known:
         out = _unknown_unless_seasoned(out, codes, day)
+    return out
+
+
+def _delisting_rows(
+    day: np.ndarray,
+    codes: np.ndarray,
+    uniques: pd.Index,
+    delisting: Mapping[str, Sequence[Period]],
+) -> np.ndarray:
+    """Per row: the first day of the delisting period its session is in (NaT outside one):
+    one pass per period a code has (rarely more than one), not one per code."""
+    out = np.full(len(codes), _NAT, dtype="datetime64[D]")
+    row_day = day.astype("datetime64[D]")
+    index = {u: i for i, u in enumerate(uniques)}
+    found = [(index[s], list(p)) for s, p in delisting.items() if s in index and p]
+    for k in range(max((len(p) for _, p in found), default=0)):
+        start = np.full(len(uniques) + 1, _NAT, dtype="datetime64[D]")
+        end = start.copy()
+        for i, periods in found:
+            if k < len(periods):
+                lo, hi = periods[k]
+                start[i] = np.datetime64(lo, "D")
+                end[i] = np.datetime64(hi, "D") if hi is not None else _NAT
+        lo_row, hi_row = start[codes], end[codes]
+        inside = ~np.isnat(lo_row) & (row_day >= lo_row)
+        inside &= np.isnat(hi_row) | (row_day <= hi_row)
+        out = np.where(inside, lo_row, out)
     return out
 
 
@@ -251,6 +283,7 @@ def unknown_where(regime: rules.Regimes, mask: np.ndarray) -> rules.Regimes:
         regime.up + nan,
         regime.down + nan,
         regime.on_issue & ~mask,
+        regime.min_tick,
     )
 
 
@@ -263,7 +296,7 @@ def row_limit_prices(
     if regime.on_issue.any():
         issue = np.full(len(base), np.nan) if issue_price is None else issue_price
         base = np.where(regime.on_issue, issue, base)
-    return rules.round_price(base, regime.up, 1), rules.round_price(base, regime.down, -1)
+    return rules.prices(base, regime)
 
 
 def _per_row(out: pd.DataFrame, table: pd.DataFrame, col: str) -> np.ndarray:
@@ -315,6 +348,7 @@ def classify(
     *,
     issue_prices: Mapping[str, float] | None = None,
     factors: pd.DataFrame | None = None,
+    delisting: Mapping[str, Sequence[Period]] | None = None,
 ) -> pd.DataFrame:
     """Each bar with its `up_limit`, `down_limit`, `pool` (a categorical of POOLS; NaN: in
     no pool) and `limit_state` (limited / none / unknown), in the bars' own order, plus the
@@ -322,7 +356,8 @@ def classify(
     trade_date, up_limit, down_limit: the vendor's published limits), the vendor's
     (`vendor_up_limit`, `vendor_down_limit`). The published price is the one used where the
     rule gives a limit or cannot (unknown); on a no-limit session neither is, and the code is
-    in no pool. `disagreements` lists where the two differ."""
+    in no pool. `delisting` (symbol → its delisting-arrangement periods) judges a session
+    inside one by that period's rule. `disagreements` lists where the two differ."""
     out = bars.reset_index(drop=True)
     if out.empty:
         return out.assign(
@@ -336,7 +371,7 @@ def classify(
     day = _days(out["trade_date"])
     close = _numbers(out, "close")
     pre = _reference(out, close, day, factors)
-    regime = row_regimes(out, day, st_symbols, new_listings)
+    regime = row_regimes(out, day, st_symbols, new_listings, delisting=delisting)
     issue = issue_price_rows(out, regime, issue_prices)
     regime = with_issue_prices(regime, issue)
     rule_up, rule_down = row_limit_prices(pre, regime, issue)

@@ -38,6 +38,10 @@ ATTRIBUTES = (LISTING, NAME, ST, SUSPENSION)
 BOARDS: tuple[str, ...] = tuple(b.value for b in Board)
 # A name in force that marks an ST designation: ST, *ST, and the pre-reform S / SST / S*ST.
 ST_NAME = r"^S?\*?ST"
+# A name in force during a delisting-arrangement period (退市整理期): the exchanges mark the
+# short name for the period, "XX退" (SZSE; both exchanges since the 2020 reform) or "退市XX"
+# (SSE before it, STAR's 2019 listing rules 12.7.2).
+DELISTING_NAME = r"(^退市)|(退$)"
 
 FIELDS: tuple[pa.Field, ...] = (
     pa.field("symbol", pa.string(), nullable=False),
@@ -344,6 +348,29 @@ def gate_states(
     return {s: frozenset(v) for s, v in st.items()}, listed
 
 
+def delisting_periods(
+    rows: pd.DataFrame, days: Sequence[date]
+) -> dict[str, list[tuple[date, date | None]]]:
+    """Per symbol, its delisting-arrangement periods touching `days`: the intervals of the
+    names that mark one (DELISTING_NAME), (first day, last day or None while open). A lake
+    whose names carry no history (AkShare's lists: today's name only) knows a period only
+    from the days it saw the name."""
+    if rows.empty or not len(days):
+        return {}
+    names = rows[(rows["attribute"] == NAME).to_numpy(dtype=bool)]
+    marked = names["name"].astype("string").str.contains(DELISTING_NAME).fillna(False)
+    names = names[marked.to_numpy(dtype=bool)]
+    if names.empty:
+        return {}
+    lo, hi = np.datetime64(min(days), "D"), np.datetime64(max(days), "D")
+    starts, ends = _days(names["start_date"]), _days(names["end_date"])
+    touch = (starts <= hi) & (np.isnat(ends) | (ends >= lo))
+    out: dict[str, list[tuple[date, date | None]]] = {}
+    for s, a, b in zip(names["symbol"][touch], starts[touch], ends[touch], strict=True):
+        out.setdefault(s, []).append((a.astype(object), None if np.isnat(b) else b.astype(object)))
+    return {s: sorted(p, key=lambda t: t[0]) for s, p in out.items()}
+
+
 SCHEMA = Dataset(
     name="securities",
     fields=FIELDS,
@@ -359,7 +386,9 @@ SCHEMA = Dataset(
     sort=("start_date", "symbol"),
     batch_versions=True,  # an interval that ended comes with its open-ended version
     ignore_on_compare=("reason",),  # descriptive: vendors word it differently
-    state=StateView(UNIVERSE_FIELDS, universe_at, check, gate_states, (LISTING, ST)),
+    state=StateView(
+        UNIVERSE_FIELDS, universe_at, check, gate_states, (LISTING, ST, NAME), delisting_periods
+    ),
     query_name="universe",
     description="The security master: listings and delistings, names, ST designations and "
     "suspensions as intervals, each known when it was public; asked as the universe.",
