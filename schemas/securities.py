@@ -41,7 +41,7 @@ ST_NAME = r"^S?\*?ST"
 # A name in force during a delisting-arrangement period (退市整理期): the exchanges mark the
 # short name for the period, "XX退" (SZSE; both exchanges since the 2020 reform) or "退市XX"
 # (SSE before it, STAR's 2019 listing rules 12.7.2).
-DELISTING_NAME = r"(^退市)|(退$)"
+DELISTING_NAME = r"^退市|退$"
 
 FIELDS: tuple[pa.Field, ...] = (
     pa.field("symbol", pa.string(), nullable=False),
