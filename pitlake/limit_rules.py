@@ -178,6 +178,9 @@ def regimes(
     min_tick = ((sz | chinext) & (day >= _d(SZSE_MIN_TICK_SINCE))) | (
         (sh | star) & (day >= _d(SSE_MIN_TICK_SINCE))
     )
+    if delisting is not None:  # the SSE risk-warning board's ¥0.01 below a ¥0.05 close
+        start = delisting.astype(_D)
+        min_tick |= sh & ~np.isnat(start) & (start <= day) & (start >= _d(SSE_DELISTING_SINCE))
     return Regimes(state=state, up=up, down=down, on_issue=on_issue, min_tick=min_tick)
 
 

@@ -130,8 +130,7 @@ class StateView:
     # The delisting-arrangement periods (退市整理期) touching `days`, from the same rows:
     # symbol → [(first day, last day or None)]; None: the dataset cannot tell them.
     gate_delisting: (
-        Callable[[pd.DataFrame, Sequence[date]], dict[str, list[tuple[date, date | None]]]]
-        | None
+        Callable[[pd.DataFrame, Sequence[date]], dict[str, list[tuple[date, date | None]]]] | None
     ) = None
 
     @property

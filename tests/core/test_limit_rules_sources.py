@@ -137,6 +137,16 @@ MIN_TICK = [  # (code, session, pre_close, (up, down))
 ]
 
 
+def test_the_sse_delisting_periods_cent_below_five_cents() -> None:
+    """SSE risk-warning-board measures (2013): a delisting-period A share whose previous close
+    is below ¥0.05 moves ¥0.01 a day, before the SSE's general one-tick floor (2023)."""
+    start = date(2015, 3, 2)
+    day = _nth(start, 3)
+    assert rules.limit_on("600001.SH", day).prices(0.04) == (0.04, 0.04)
+    inside = rules.limit_on("600001.SH", day, delisting_from=start)
+    assert inside.prices(0.04) == (0.05, 0.03)
+
+
 @pytest.mark.parametrize(("code", "day", "pre", "want"), MIN_TICK)
 def test_the_one_tick_floor(code: str, day: date, pre: float, want) -> None:
     assert rules.limit_on(code, day).prices(pre) == want

@@ -145,7 +145,6 @@ def test_a_delisting_periods_first_day_from_the_names_known_at_the_cutoff(tmp_pa
     that session a no-limit one and the next a ±10 % one, once the name is known; read as of
     before the lake first saw it (06-20), the session is judged as it was known then."""
     from pitlake.vendors.registry import build_router
-
     from tests.lake.conftest import canonical
 
     router = build_router(f"replay:{SAMPLE}")
