@@ -166,9 +166,11 @@ def regimes(
     bounded = approval_first & (first >= bound_from)
     free |= approval_first & ~bounded
     if delisting is not None:
+        start = delisting.astype(_D)
         state, up, down, free, unknown = _delisting(
-            board, day, delisting.astype(_D), (state, up, down, free, unknown)
+            board, day, start, (state, up, down, free, unknown)
         )
+        bounded &= np.isnat(start) | (start > day)  # a period's rule, not a first day's
     state = np.where(free, State.NO_LIMIT, state)
     state = np.where(unknown, State.UNKNOWN, state).astype(np.int8)
     gone = free | unknown
@@ -179,7 +181,6 @@ def regimes(
         (sh | star) & (day >= _d(SSE_MIN_TICK_SINCE))
     )
     if delisting is not None:  # the SSE risk-warning board's ¥0.01 below a ¥0.05 close
-        start = delisting.astype(_D)
         min_tick |= sh & ~np.isnat(start) & (start <= day) & (start >= _d(SSE_DELISTING_SINCE))
     return Regimes(state=state, up=up, down=down, on_issue=on_issue, min_tick=min_tick)
 
