@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from enum import IntEnum
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,12 +41,23 @@ SSE_DELISTING_SINCE = date(2013, 1, 1)  # SSE's (the risk-warning board's measur
 DELISTING_FIRST_DAY_FREE = date(2020, 12, 31)  # the period's first session: no limit
 SZSE_MIN_TICK_SINCE = date(2011, 2, 28)  # a limit less than a tick off: pre_close ± 0.01
 SSE_MIN_TICK_SINCE = date(2023, 4, 10)  # the same rule at the SSE (2023 trading rules)
+# A limit can round onto its base only below this (¥0.30 at the smallest ratio, ±5 %)
+FLOOR_BELOW = 0.31
 FREE_SESSIONS = 5  # the registration boards' no-limit window (sessions 1..5)
 FIRST_DAY_UP, FIRST_DAY_DOWN = 0.44, 0.36  # approval regime's first day, on the issue price
 MAIN_RATIO, ST_RATIO = PRICE_LIMIT[Board.MAIN], ST_PRICE_LIMIT
 GROWTH_RATIO, BSE_RATIO = PRICE_LIMIT[Board.STAR], PRICE_LIMIT[Board.BSE]
 # Sessions before a window whose first trading days still matter (a listing's free window)
 LISTING_LOOKBACK = FREE_SESSIONS
+
+
+class Period(NamedTuple):
+    """A delisting-arrangement period of one code: its first day, its last (None while open),
+    and whether it is known; `known` False marks a span that may hold one, its days unknown."""
+
+    start: date
+    end: date | None
+    known: bool = True
 
 
 class State(IntEnum):
@@ -162,8 +174,8 @@ def regimes(
     # the approval regime's first day (main board; ChiNext before its reform): bounded on
     # the issue price from each exchange's notice, no limit before
     approval_first = first_of & ~free & (main | (chinext & (first < _d(CHINEXT_REFORM))))
-    bound_from = np.where(sh, _d(SSE_FIRST_DAY_BOUND), _d(SZSE_FIRST_DAY_BOUND))
-    bounded = approval_first & (first >= bound_from)
+    bounded = approval_first & (first >= _d(SSE_FIRST_DAY_BOUND))
+    bounded &= sh | (first >= _d(SZSE_FIRST_DAY_BOUND))
     free |= approval_first & ~bounded
     if delisting is not None:
         start = delisting.astype(_D)
@@ -233,13 +245,17 @@ def prices(base: np.ndarray, regime: Regimes) -> tuple[np.ndarray, np.ndarray]:
     the rule has the one-tick floor (`min_tick`) and a limit is less than a tick from the
     base, the base ± 0.01 (SZSE's own example: 0.04 at ±10 % trades 0.03..0.05)."""
     up, down = round_price(base, regime.up, 1), round_price(base, regime.down, -1)
-    if regime.min_tick is None or not regime.min_tick.any():
+    if regime.min_tick is None:
         return up, down
-    with np.errstate(invalid="ignore"):
-        cents = np.round(np.asarray(base, dtype="float64") * 100)
-        floor = regime.min_tick & ~regime.on_issue
-        up = np.where(floor & (np.round(up * 100) <= cents), (cents + 1) / 100, up)
-        down = np.where(floor & (np.round(down * 100) >= cents), (cents - 1) / 100, down)
+    base = np.asarray(base, dtype="float64")
+    with np.errstate(invalid="ignore"):  # only a base under ¥0.31 can round onto itself
+        rows = np.flatnonzero(regime.min_tick & (base < FLOOR_BELOW) & ~regime.on_issue)
+    if not len(rows):
+        return up, down
+    cents = np.round(base[rows] * 100)
+    up, down = up.copy(), down.copy()
+    up[rows] = np.where(np.round(up[rows] * 100) <= cents, (cents + 1) / 100, up[rows])
+    down[rows] = np.where(np.round(down[rows] * 100) >= cents, (cents - 1) / 100, down[rows])
     return up, down
 
 

@@ -29,7 +29,8 @@ POOLS: tuple[str, ...] = (UP, DOWN, BROKEN)
 ST_NAME = re.compile(r"^[S*]*ST")
 HALF_TICK = 0.005  # 元: a price within half a tick of a limit price is at it
 _NAT = np.datetime64("NaT", "D")
-Period = tuple[date, date | None]  # a delisting-arrangement period: first day, last (or open)
+# a delisting-arrangement period: (first day, last day or None[, known])
+Period = rules.Period | tuple[date, date | None]
 
 
 # ---------------------------------------------------------------- the rule per row
@@ -131,8 +132,10 @@ def row_regimes(
         else:
             listed = np.append(uniques.isin(set(new_listings)), False)[codes]
             first = np.where(listed, day.astype("datetime64[D]"), first)
-    periods = _delisting_rows(day, codes, uniques, delisting) if delisting else None
+    periods, unsure = _delisting_rows(day, codes, uniques, delisting) if delisting else (None, None)
     out = rules.regimes(board, day, first, is_st, periods)
+    if unsure is not None:
+        out = unknown_where(out, unsure)
     if not ages_known:
         out = _unknown_unless_seasoned(out, codes, day)
     return out
@@ -143,26 +146,31 @@ def _delisting_rows(
     codes: np.ndarray,
     uniques: pd.Index,
     delisting: Mapping[str, Sequence[Period]],
-) -> np.ndarray:
-    """Per row: the first day of the delisting period its session is in (NaT outside one):
-    one pass per period a code has (rarely more than one), not one per code."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the first day of the known delisting period its session is in (NaT outside
+    one), and whether it lies in a span that may hold one (`known` False: unknown). One pass
+    per period a code has (rarely more than one), not one per code."""
     out = np.full(len(codes), _NAT, dtype="datetime64[D]")
+    unsure = np.zeros(len(codes), dtype=bool)
     row_day = day.astype("datetime64[D]")
     index = {u: i for i, u in enumerate(uniques)}
     found = [(index[s], list(p)) for s, p in delisting.items() if s in index and p]
     for k in range(max((len(p) for _, p in found), default=0)):
         start = np.full(len(uniques) + 1, _NAT, dtype="datetime64[D]")
         end = start.copy()
+        known = np.ones(len(uniques) + 1, dtype=bool)
         for i, periods in found:
             if k < len(periods):
-                lo, hi = periods[k]
-                start[i] = np.datetime64(lo, "D")
-                end[i] = np.datetime64(hi, "D") if hi is not None else _NAT
+                period = rules.Period(*periods[k])
+                start[i] = np.datetime64(period.start, "D")
+                end[i] = np.datetime64(period.end, "D") if period.end is not None else _NAT
+                known[i] = period.known
         lo_row, hi_row = start[codes], end[codes]
         inside = ~np.isnat(lo_row) & (row_day >= lo_row)
         inside &= np.isnat(hi_row) | (row_day <= hi_row)
-        out = np.where(inside, lo_row, out)
-    return out
+        out = np.where(inside & known[codes], lo_row, out)
+        unsure |= inside & ~known[codes]
+    return out, unsure
 
 
 def _unknown_unless_seasoned(r: rules.Regimes, codes: np.ndarray, day: np.ndarray) -> rules.Regimes:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -30,6 +30,7 @@ from pitlake.schemas.query import StateQuery, query_model
 from pydantic import Field
 
 from pitlake.errors import InvalidArgumentsError
+from pitlake.limit_rules import SZSE_DELISTING_SINCE, Period
 from pitlake.pit import rule_state_intervals
 from pitlake.symbols import Board, parse
 
@@ -42,6 +43,9 @@ ST_NAME = r"^S?\*?ST"
 # short name for the period, "XX退" (SZSE; both exchanges since the 2020 reform) or "退市XX"
 # (SSE before it, STAR's 2019 listing rules 12.7.2).
 DELISTING_NAME = r"^退市|退$"
+# Before a delisting date: a period (≤ 30 sessions) and the ≤ 5 sessions to the delisting,
+# with room for the Spring Festival; where the names cannot tell a period, its days are unknown.
+UNSURE_SPAN = timedelta(days=70)
 
 FIELDS: tuple[pa.Field, ...] = (
     pa.field("symbol", pa.string(), nullable=False),
@@ -348,27 +352,36 @@ def gate_states(
     return {s: frozenset(v) for s, v in st.items()}, listed
 
 
-def delisting_periods(
-    rows: pd.DataFrame, days: Sequence[date]
-) -> dict[str, list[tuple[date, date | None]]]:
+def delisting_periods(rows: pd.DataFrame, days: Sequence[date]) -> dict[str, list[Period]]:
     """Per symbol, its delisting-arrangement periods touching `days`: the intervals of the
-    names that mark one (DELISTING_NAME), (first day, last day or None while open). A lake
-    whose names carry no history (AkShare's lists: today's name only) knows a period only
-    from the days it saw the name."""
+    names that mark one (DELISTING_NAME), Period(first day, last day or None while open).
+    A delisted code whose names carry no history (AkShare's lists: today's name only, no
+    dated name row) and no marked name may have had a period the lake never saw: the
+    UNSURE_SPAN before its delisting is a Period with `known` False (its limits unknown)."""
     if rows.empty or not len(days):
         return {}
-    names = rows[(rows["attribute"] == NAME).to_numpy(dtype=bool)]
+    lo, hi = np.datetime64(min(days), "D"), np.datetime64(max(days), "D")
+    is_name = (rows["attribute"] == NAME).to_numpy(dtype=bool)
+    names = rows[is_name]
     marked = names["name"].astype("string").str.contains(DELISTING_NAME).fillna(False)
     names = names[marked.to_numpy(dtype=bool)]
-    if names.empty:
-        return {}
-    lo, hi = np.datetime64(min(days), "D"), np.datetime64(max(days), "D")
+    out: dict[str, list[Period]] = {}
     starts, ends = _days(names["start_date"]), _days(names["end_date"])
     touch = (starts <= hi) & (np.isnat(ends) | (ends >= lo))
-    out: dict[str, list[tuple[date, date | None]]] = {}
     for s, a, b in zip(names["symbol"][touch], starts[touch], ends[touch], strict=True):
-        out.setdefault(s, []).append((a.astype(object), None if np.isnat(b) else b.astype(object)))
-    return {s: sorted(p, key=lambda t: t[0]) for s, p in out.items()}
+        out.setdefault(s, []).append(
+            Period(a.astype(object), None if np.isnat(b) else b.astype(object))
+        )
+    undated = rows["undated"] if "undated" in rows.columns else pd.Series(False, rows.index)
+    dated = set(rows.loc[is_name & ~undated.fillna(False).to_numpy(dtype=bool), "symbol"])
+    listing = rows[(rows["attribute"] == LISTING).to_numpy(dtype=bool) & rows["end_date"].notna()]
+    last = _days(listing["end_date"])
+    span = np.timedelta64(UNSURE_SPAN.days, "D")
+    near = (last >= np.datetime64(SZSE_DELISTING_SINCE, "D")) & (last - span <= hi) & (last >= lo)
+    for s, b in zip(listing["symbol"][near], last[near], strict=True):
+        if s not in dated and s not in out:
+            out[s] = [Period((b - span).astype(object), b.astype(object), known=False)]
+    return {s: sorted(p, key=lambda t: t.start) for s, p in out.items()}
 
 
 SCHEMA = Dataset(

@@ -86,7 +86,7 @@ def _warned(env: RunEnv, day: date, pct: float) -> bool:
 
 
 def test_the_masters_name_marks_the_period(env: RunEnv) -> None:
-    assert day_facts(env, SESSIONS[:3])[2] == {CODE: [(START, None)]}
+    assert day_facts(env, SESSIONS[:3])[2] == {CODE: [(START, None, True)]}
     assert not _warned(env, SESSIONS[0], 60.0)  # its first session: no limit
     assert not _warned(env, SESSIONS[1], 9.0)  # then ±10 %, though the master says *ST
     assert _warned(env, SESSIONS[1], 11.0)
@@ -116,5 +116,39 @@ def test_names_that_mark_a_period_and_names_that_do_not() -> None:
     for c in ("start_date", "end_date"):
         rows[c] = pd.to_datetime(rows[c])
     found = delisting_periods(rows, [date(2014, 4, 14), date(2025, 6, 12)])
-    assert found == {CODE: [(START, None)], "600087.SH": [(date(2014, 4, 11), None)]}
-    assert delisting_periods(rows, [date(2025, 6, 9)]) == {"600087.SH": [(date(2014, 4, 11), None)]}
+    assert found == {CODE: [(START, None, True)], "600087.SH": [(date(2014, 4, 11), None, True)]}
+    old = {"600087.SH": [(date(2014, 4, 11), None, True)]}
+    assert delisting_periods(rows, [date(2025, 6, 9)]) == old
+
+
+def test_a_delisted_code_without_a_name_history_is_unknown_before_its_delisting(
+    tmp_path: Path,
+) -> None:
+    """AkShare's lists give today's name only: a delisted code's period, if it had one, cannot
+    be placed. The span before its delisting is `unknown` (not checked), not the board's ±10 %
+    (a legal free first day would otherwise quarantine the batch); a code with a dated name
+    history and no 退 name is judged as usual."""
+    env = RunEnv(tmp_path / "lake", source="replay:sample", run_id="gate-unsure")
+    gone, kept = "600290.SH", "600291.SH"
+    day0, sold = "1998-06-24", "2025-06-27"
+    rows = [
+        {"symbol": gone, "attribute": "listing", "start_date": day0, "end_date": sold},
+        # seen once, after the delisting (an undated list row)
+        {"symbol": gone, "attribute": "name", "start_date": "2025-06-30", "name": "华仪退"},
+        {"symbol": kept, "attribute": "listing", "start_date": day0, "end_date": sold},
+        {"symbol": kept, "attribute": "name", "start_date": day0, "name": "某某股份"},
+    ]
+    for row in rows:
+        row["undated"] = row["symbol"] == gone and row["attribute"] == "name"
+    write(env.store, "securities", rows)
+    facts = day_facts(env, [date(2025, 6, 10)])[2]
+    assert facts == {gone: [(date(2025, 4, 18), date(2025, 6, 27), False)]}
+    day = date(2025, 6, 10)
+    for code, warned in ((gone, False), (kept, True)):
+        frame = _bar(day, 60.0).assign(symbol=code)
+        ctx = _context(env, _Batch(day, frame), expected=day, window=None)  # type: ignore[arg-type]
+        assert ("price_limit" in validate("quotes", frame, ctx).failed_names()) is warned, code
+    early = date(2025, 4, 17)  # before the span: the board's ±10 %
+    frame = _bar(early, 60.0).assign(symbol=gone)
+    ctx = _context(env, _Batch(early, frame), expected=early, window=None)  # type: ignore[arg-type]
+    assert "price_limit" in validate("quotes", frame, ctx).failed_names()
