@@ -362,25 +362,25 @@ def delisting_periods(rows: pd.DataFrame, days: Sequence[date]) -> dict[str, lis
         return {}
     lo, hi = np.datetime64(min(days), "D"), np.datetime64(max(days), "D")
     is_name = (rows["attribute"] == NAME).to_numpy(dtype=bool)
-    names = rows[is_name]
-    marked = names["name"].astype("string").str.contains(DELISTING_NAME).fillna(False)
-    names = names[marked.to_numpy(dtype=bool)]
+    starts, ends = _days(rows["start_date"]), _days(rows["end_date"])
+    touch = np.flatnonzero(is_name & (starts <= hi) & (np.isnat(ends) | (ends >= lo)))
+    texts = pa.array(rows["name"].to_numpy()[touch], type=pa.string())
+    marked = pc.fill_null(pc.match_substring_regex(texts, DELISTING_NAME), False)
+    hit = touch[marked.to_numpy(zero_copy_only=False)]  # Arrow: no Python call per name
     out: dict[str, list[Period]] = {}
-    starts, ends = _days(names["start_date"]), _days(names["end_date"])
-    touch = (starts <= hi) & (np.isnat(ends) | (ends >= lo))
-    for s, a, b in zip(names["symbol"][touch], starts[touch], ends[touch], strict=True):
+    for s, a, b in zip(rows["symbol"].to_numpy()[hit], starts[hit], ends[hit], strict=True):
         out.setdefault(s, []).append(
             Period(a.astype(object), None if np.isnat(b) else b.astype(object))
         )
-    undated = rows["undated"] if "undated" in rows.columns else pd.Series(False, rows.index)
-    dated = set(rows.loc[is_name & ~undated.fillna(False).to_numpy(dtype=bool), "symbol"])
-    listing = rows[(rows["attribute"] == LISTING).to_numpy(dtype=bool) & rows["end_date"].notna()]
-    last = _days(listing["end_date"])
     span = np.timedelta64(UNSURE_SPAN.days, "D")
-    near = (last >= np.datetime64(SZSE_DELISTING_SINCE, "D")) & (last - span <= hi) & (last >= lo)
-    for s, b in zip(listing["symbol"][near], last[near], strict=True):
-        if s not in dated and s not in out:
-            out[s] = [Period((b - span).astype(object), b.astype(object), known=False)]
+    near = (rows["attribute"] == LISTING).to_numpy(dtype=bool) & ~np.isnat(ends)
+    near &= (ends >= np.datetime64(SZSE_DELISTING_SINCE, "D")) & (ends - span <= hi) & (ends >= lo)
+    if near.any():  # delisted around the window: did the names see its period?
+        undated = rows["undated"] if "undated" in rows.columns else pd.Series(False, rows.index)
+        dated = set(rows["symbol"][is_name & ~undated.fillna(False).to_numpy(dtype=bool)])
+        for s, b in zip(rows["symbol"].to_numpy()[near], ends[near], strict=True):
+            if s not in dated and s not in out:
+                out[s] = [Period((b - span).astype(object), b.astype(object), known=False)]
     return {s: sorted(p, key=lambda t: t.start) for s, p in out.items()}
 
 
