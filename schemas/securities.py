@@ -361,10 +361,11 @@ def delisting_periods(rows: pd.DataFrame, days: Sequence[date]) -> dict[str, lis
     if rows.empty or not len(days):
         return {}
     lo, hi = np.datetime64(min(days), "D"), np.datetime64(max(days), "D")
-    is_name = (rows["attribute"] == NAME).to_numpy(dtype=bool)
+    attribute = rows["attribute"].to_numpy(dtype=object)
+    is_name = attribute == NAME
     starts, ends = _days(rows["start_date"]), _days(rows["end_date"])
     touch = np.flatnonzero(is_name & (starts <= hi) & (np.isnat(ends) | (ends >= lo)))
-    texts = pa.array(rows["name"].to_numpy()[touch], type=pa.string())
+    texts = pa.array(rows["name"].iloc[touch], type=pa.string(), from_pandas=True)
     marked = pc.fill_null(pc.match_substring_regex(texts, DELISTING_NAME), False)
     hit = touch[marked.to_numpy(zero_copy_only=False)]  # Arrow: no Python call per name
     out: dict[str, list[Period]] = {}
@@ -373,7 +374,7 @@ def delisting_periods(rows: pd.DataFrame, days: Sequence[date]) -> dict[str, lis
             Period(a.astype(object), None if np.isnat(b) else b.astype(object))
         )
     span = np.timedelta64(UNSURE_SPAN.days, "D")
-    near = (rows["attribute"] == LISTING).to_numpy(dtype=bool) & ~np.isnat(ends)
+    near = (attribute == LISTING) & ~np.isnat(ends)
     near &= (ends >= np.datetime64(SZSE_DELISTING_SINCE, "D")) & (ends - span <= hi) & (ends >= lo)
     if near.any():  # delisted around the window: did the names see its period?
         undated = rows["undated"] if "undated" in rows.columns else pd.Series(False, rows.index)
