@@ -18,7 +18,8 @@ import pyarrow as pa
 
 from pitlake.calendar import BEIJING, is_session
 from pitlake.errors import InvalidArgumentsError
-from pitlake.limits import issue_price_rows, row_limit_prices, row_regimes, with_issue_prices
+from pitlake.limit_rows import issue_price_rows, row_regimes, with_issue_prices
+from pitlake.limits import row_limit_prices
 from pitlake.pit import is_quarter_end, latest_admissible_known_at, statutory_deadline
 
 DQ_PREFIX = "_dq_"
@@ -144,7 +145,7 @@ def price_move_columns(
     issue_prices: Mapping[str, float] | None = None,
     delisting: Mapping[str, Sequence[tuple[date, date | None]]] | None = None,
 ) -> dict[str, object]:
-    """Observed vs allowed, by the limit in force on each row (pitlake.limits.row_regimes:
+    """Observed vs allowed, by the limit in force on each row (pitlake.limit_rows.row_regimes:
     NaN, so no check, on a no-limit session or where the limit is unknown). With prices
     (`in_prices`) the move is how far the close, high or low lies past the limit price
     (元; ≤ 0 inside), allowed half a tick: one tick past it is impossible data. A bar without

@@ -34,7 +34,7 @@ from pitlake.expectations.verdict import (
 )
 from pitlake.schemas import SCHEMAS, UNIVERSE_SOURCE
 
-from pitlake import limits
+from pitlake import limit_rows, limits
 from pitlake.statuses import LedgerStatus
 
 POOLS_CHECK, PRICES_CHECK = "pools", "prices"
@@ -68,8 +68,8 @@ def st_by_limits(prices: pd.DataFrame | None) -> frozenset[str]:
     if prices is None or prices.empty:
         return frozenset()
     day = pd.to_datetime(prices["trade_date"]).to_numpy().astype("datetime64[s]")
-    normal = limits.limit_ratios(prices, day, frozenset(), frozenset())
-    st = limits.limit_ratios(prices, day, frozenset(prices["symbol"]), frozenset())
+    normal = limit_rows.limit_ratios(prices, day, frozenset(), frozenset())
+    st = limit_rows.limit_ratios(prices, day, frozenset(prices["symbol"]), frozenset())
     pre = pd.to_numeric(prices["pre_close"], errors="coerce").to_numpy(float)
     up_n, _ = limits.limit_prices(pre, normal)
     up_st, _ = limits.limit_prices(pre, st)
@@ -132,9 +132,9 @@ def _fits(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(fits, judged, rule up, rule down): the published prices against the rule's (an
     approval-regime first day on its issue price; not judged without one)."""
-    regime = limits.row_regimes(vendor, day, st, listed, delisting=periods)  # type: ignore[arg-type]
-    issue = limits.issue_price_rows(vendor, regime, issue_prices)
-    regime = limits.with_issue_prices(regime, issue)
+    regime = limit_rows.row_regimes(vendor, day, st, listed, delisting=periods)  # type: ignore[arg-type]
+    issue = limit_rows.issue_price_rows(vendor, regime, issue_prices)
+    regime = limit_rows.with_issue_prices(regime, issue)
     up, down = limits.row_limit_prices(pre, regime, issue)
     ok = (np.abs(vendor["up_limit"].to_numpy(float) - up) < limits.HALF_TICK) & (
         np.abs(vendor["down_limit"].to_numpy(float) - down) < limits.HALF_TICK
@@ -193,7 +193,7 @@ def check_limits(
         (f for n, f in batches.items() if SCHEMAS[n].bars_check == PRICES_CHECK and not f.empty),
         None,
     )
-    st = limits.st_names(_names(batches)) | st_by_limits(prices)
+    st = limit_rows.st_names(_names(batches)) | st_by_limits(prices)
     out: dict[str, Verdict] = {}
     for name, frame in batches.items():
         kind = SCHEMAS[name].bars_check

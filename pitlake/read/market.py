@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from pitlake import limit_rows
 from pitlake import limits as rule
 from pitlake.calendar import sessions_between
 from pitlake.envelope import Result
@@ -79,7 +80,7 @@ def st_symbols(lake: Lake, ask: Ask, lo: date, hi: date) -> frozenset[str]:
             day = row[spec.date_column]
             if row["symbol"] not in names or day >= names[row["symbol"]][0]:
                 names[row["symbol"]] = (day, row["name"])
-    return rule.st_names({s: n for s, (_, n) in names.items()})
+    return limit_rows.st_names({s: n for s, (_, n) in names.items()})
 
 
 def universe_facts(
