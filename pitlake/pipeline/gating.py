@@ -12,7 +12,7 @@ import pandas as pd
 from pitlake import schemas
 from pitlake.calendar import now_beijing, sessions_between
 from pitlake.lake.fs import ObjectFS
-from pitlake.limit_rules import with_lookback
+from pitlake.limit_rules import Period, with_lookback
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch
 from pitlake.read.engine import DuckReader
@@ -27,7 +27,7 @@ def _trade_days(frame: pd.DataFrame) -> set[date]:
     return set(pd.to_datetime(frame["trade_date"]).dt.date)
 
 
-Periods = dict[str, list[tuple[date, date | None]]]
+Periods = dict[str, list[Period]]
 
 
 def day_states(
