@@ -192,7 +192,8 @@ def _router(service: QueryService) -> APIRouter:
     ) -> Response:
         """One session's pool, each code with its consecutive-limit count (`consecutive`);
         meta.ladder maps each height to its codes. Derived from the bars known at the as-of
-        (ST ±5 %; the vendor's published limit prices where stored)."""
+        by the exchange's rule of that session (board, listing age, ST, delisting period:
+        pitlake.limit_rules; the vendor's published limit prices where stored)."""
         return respond(service.limits(date=date, kind=kind, as_of=as_of, pin=x_pitlake_pin))
 
     @r.get("/status", response_model=StatusEnvelope, summary="Freshness per dataset")
