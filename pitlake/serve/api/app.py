@@ -47,6 +47,7 @@ from pitlake.serve.api.known_params import (
 )
 from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.serve.api.origins import HostAndSite
+from pitlake.serve.api.panel_route import panel_router
 from pitlake.serve.api.redact import install_log_redaction
 from pitlake.serve.api.routes import Pin, dataset_routes
 from pitlake.serve.api.service import Answer, QueryService, lake_missing
@@ -81,6 +82,10 @@ never silently the previous one.
 body (`{"symbols": ["600519.SH", …], "as_of": "2025-06-06"}`): up to 6,000 symbols, where a
 query string stops at 500. `format` / `compression` stay in the query string; a POST answer is
 not paged (a bulk answer is one Arrow or Parquet body).
+
+**POST /v1/panel** answers a walk-forward panel (`Lake.panel`): one row per (session,
+symbol in that session's universe), each cell as known at that session's cutoff. Arrow or
+Parquet by `Accept` or `?format=`; JSON up to 100,000 rows; at most five years per request.
 
 **Pins**: a server started with `--as-of T` clamps every request to T; a request may name a
 pin the server allows (`--allow-pin name=T`) in the `X-Pitlake-Pin` header. A later `as_of` is
@@ -338,6 +343,7 @@ def create_app(
         return respond(Answer(env), 200 if alive else 503)
 
     app.include_router(_router(service))
+    app.include_router(panel_router(service))  # POST /v1/panel (panel_route.py)
     _include_optional_routers(app, lake)
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
     formats.install(app)  # Arrow / Parquet / JSON pages, /v1/sql, and their OpenAPI
