@@ -1,6 +1,8 @@
 """`pitlake export qlib DIR --start … --end … [--as-of T]`: a qlib data directory of what the
 lake knew at T (pitlake.export.qlib). Prints one JSON summary line; exit 0, 2 for bad
-arguments (one line), 4 when the lake cannot be read. The lake is only read."""
+arguments (one line), 3 when a read it needs is not OK / NO_DATA (a failed or never-fetched
+session, bars without a factor: one line, nothing written; `--allow-gaps` writes them empty
+and lists them in the summary), 4 when the lake cannot be read. The lake is only read."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Annotated
 import typer
 
 EXIT_INVALID = 2
+EXIT_NOT_OK = 3  # as `pitlake panel` / `pitlake query`: the answer's status is not OK
 EXIT_FAULT = 4
 
 export_app = typer.Typer(
@@ -30,6 +33,14 @@ def qlib(
         str | None,
         typer.Option(help="Cutoff: a date (its Beijing end) or an ISO instant; default now."),
     ] = None,
+    allow_gaps: Annotated[
+        bool,
+        typer.Option(
+            "--allow-gaps",
+            help="Write sessions whose reads are not OK (failed, never fetched, no factor) "
+            "empty, listed in the summary's gaps, instead of failing with exit 3.",
+        ),
+    ] = False,
     lake: Annotated[
         str | None,
         typer.Option(help="Lake directory or s3:// URL (default: $PITLAKE_HOME, else ./lake)."),
@@ -39,7 +50,7 @@ def qlib(
     price/factor convention and the statements in qlib's PIT format, as known at --as-of:
     `qlib.init(provider_uri=DIR, region="cn")` then reads them with qlib's own loaders."""
     from pitlake.errors import InvalidArgumentsError, LakeError
-    from pitlake.export.qlib import write_qlib
+    from pitlake.export.qlib import ExportIncompleteError, write_qlib
     from pitlake.home import lake_root
     from pitlake.read.lake import Lake
 
@@ -52,7 +63,10 @@ def qlib(
     try:
         with Lake(root) as lk:
             _ = lk.catalog  # not a lake: NotALakeError before any argument is judged
-            summary = write_qlib(lk, directory, start, end, as_of=as_of)
+            summary = write_qlib(lk, directory, start, end, as_of=as_of, allow_gaps=allow_gaps)
+    except ExportIncompleteError as e:
+        typer.echo(f"error: export qlib: {' '.join(str(e).split())}", err=True)
+        raise typer.Exit(EXIT_NOT_OK) from None
     except InvalidArgumentsError as e:
         typer.echo(f"error: export qlib: {' '.join(str(e).split())}", err=True)
         raise typer.Exit(EXIT_INVALID) from None

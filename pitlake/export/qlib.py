@@ -17,6 +17,13 @@ Read through the lake's own point-in-time readers, never from the files directly
   or after its known_at: qlib shows a record on its `date`, all day, so an evening
   announcement (known at the end of its Beijing day) appears on the next session, never on
   the day it was published after the close.
+
+Every read is vouched for by its status (from the ingest ledger, pitlake.read.status): a
+session whose fetch failed, was rate-limited, never ran or is not ready, and a symbol whose
+bars have no factor, would be an empty day in qlib, indistinguishable from a suspension. So a
+read that is not OK / NO_DATA fails the export (`ExportIncompleteError`, nothing written)
+unless `allow_gaps=True` (`--allow-gaps`): then the gaps are written empty and listed in the
+summary (`gaps`).
 """
 
 from __future__ import annotations
@@ -25,7 +32,6 @@ import bisect
 import os
 import shutil
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,14 +39,17 @@ from typing import TYPE_CHECKING, Any
 from pitlake.calendar import session_close, to_date
 from pitlake.errors import InvalidArgumentsError
 from pitlake.export import qlib_format as fmt
+from pitlake.export.qlib_summary import ExportIncompleteError, QlibExport
 from pitlake.schemas import index_members
 from pitlake.schemas.financials import LINE_ITEMS
-from pitlake.statuses import ResultStatus
+from pitlake.statuses import BENIGN_ANSWER
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from pitlake.read.lake import Lake
+
+__all__ = ["ExportIncompleteError", "QlibExport", "write_qlib"]
 
 # qlib's market names for the stored indices (its own files are csi300.txt, csi500.txt, …).
 QLIB_MARKETS: dict[str, str] = {
@@ -55,38 +64,6 @@ CONSOLIDATED = "1"  # financials.report_type: Tushare's consolidated cumulative 
 CHUNK = 500  # symbols per bars read
 
 
-@dataclass
-class QlibExport:
-    """What one export wrote (`to_dict` is the CLI's summary line)."""
-
-    directory: Path
-    as_of: str
-    sessions: int = 0
-    first_session: date | None = None
-    last_session: date | None = None
-    instruments: int = 0
-    markets: dict[str, int] = field(default_factory=dict)
-    featured: int = 0  # symbols with day features
-    financial_fields: int = 0  # (symbol, item) PIT files
-    financial_records: int = 0
-    no_factor: list[str] = field(default_factory=list)  # bars left out: no factor known
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "directory": str(self.directory),
-            "as_of": self.as_of,
-            "sessions": self.sessions,
-            "first_session": self.first_session.isoformat() if self.first_session else None,
-            "last_session": self.last_session.isoformat() if self.last_session else None,
-            "instruments": self.instruments,
-            "markets": self.markets,
-            "featured": self.featured,
-            "financial_fields": self.financial_fields,
-            "financial_records": self.financial_records,
-            "no_factor": self.no_factor,
-        }
-
-
 def market_name(index_code: str) -> str:
     """qlib's name for an index's instruments file (csi300), else its code (000300_sh)."""
     return QLIB_MARKETS.get(index_code, index_code.replace(".", "_").lower())
@@ -98,10 +75,13 @@ def write_qlib(
     start: str | date,
     end: str | date,
     as_of: str | date | datetime | None = None,
+    *,
+    allow_gaps: bool = False,
 ) -> QlibExport:
     """Write a qlib data directory at `directory` (absent or empty) for the sessions in
     [start, end] as known at `as_of` (default: now; the lake's pin clamps it). Bad
-    arguments raise InvalidArgumentsError before anything is written; the directory appears
+    arguments raise InvalidArgumentsError before anything is written; a read that is not
+    OK / NO_DATA raises ExportIncompleteError unless `allow_gaps`; the directory appears
     whole (built beside it, then renamed) or not at all."""
     lo, hi = to_date(start), to_date(end)
     if lo > hi:
@@ -110,10 +90,11 @@ def write_qlib(
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InvalidArgumentsError(f"{target} exists and is not an empty directory")
     ask = lake.ask(as_of)
-    days = _sessions(lake, lo, hi, ask.cutoff)
+    summary = QlibExport(target, ask.as_of, allow_gaps=allow_gaps)
+    days = _sessions(lake, lo, hi, ask.cutoff, summary)
     if not days:
         raise InvalidArgumentsError(f"no XSHG session in {lo} … {hi} was known as of {ask.as_of}")
-    summary = QlibExport(target, ask.as_of, len(days), days[0], days[-1])
+    summary.sessions, summary.first_session, summary.last_session = len(days), days[0], days[-1]
     building = target.parent / f".{target.name}.building-{os.getpid()}"
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
@@ -150,11 +131,10 @@ def _write_all(
     _write_statements(lake, root, days, statements, summary)
 
 
-def _sessions(lake: Lake, lo: date, hi: date, cutoff: datetime) -> list[date]:
+def _sessions(lake: Lake, lo: date, hi: date, cutoff: datetime, summary: QlibExport) -> list[date]:
     """The open days of [lo, hi] in the calendar as known at the cutoff."""
     result = lake.calendar(start=lo, end=hi, as_of=cutoff)
-    if result.status is ResultStatus.INVALID_ARGUMENTS:
-        raise InvalidArgumentsError(result.message)
+    summary.vouch(result, "the calendar")
     return [to_date(r["date"]) for r in result.data if r.get("is_open")]
 
 
@@ -263,12 +243,13 @@ def _write_features(
     symbols = sorted({*listed, *with_bars})
     position = {d: i for i, d in enumerate(days)}
     spans: dict[str, tuple[date, date]] = {}
+    unread: set[str] = set()  # symbols of a read that failed whole: gaps, not "no factor"
     for i in range(0, len(symbols), CHUNK):
         chunk = symbols[i : i + CHUNK]
         result = lake.quotes(chunk, start=days[0], end=days[-1], as_of=cutoff, adjust="hfq")
-        if result.status is ResultStatus.INVALID_ARGUMENTS:
-            raise InvalidArgumentsError(result.message)
+        summary.vouch(result, f"quotes (hfq) of {len(chunk)} symbols")
         if result.table is None or result.table.num_rows == 0:
+            unread.update(chunk if result.status not in BENIGN_ANSWER else ())
             continue
         frame = result.table.to_pandas()
         for sym, bars in frame.groupby("symbol", sort=True):
@@ -278,7 +259,7 @@ def _write_features(
             _write_symbol(root, str(sym), bars, position)
             spans[str(sym)] = (bars["trade_date"].iloc[0], bars["trade_date"].iloc[-1])
     summary.featured = len(spans)
-    summary.no_factor = sorted(set(with_bars) - set(spans))
+    summary.no_factor = sorted(set(with_bars) - set(spans) - unread)
     return spans
 
 

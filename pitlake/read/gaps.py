@@ -134,18 +134,23 @@ def session_gaps(
     ask: Ask,
     sessions: Sequence[date] | None = None,
     hidden_pairs: set[tuple[str, date]] | None = None,
+    later: dict[date, datetime] | None = None,
 ) -> list[Gap]:
     """Why each missing (scope, session) has no rows, as runs: consecutive sessions of one
     scope missing for the same reason make one Gap (first…last, how many). `missing` is
     ordered by scope, then session; `sessions` (the window's, in order) says which missing
     sessions are consecutive. The walk does a few dictionary look-ups per session, so a
-    symbol with no rows over decades costs milliseconds (issue 13 item 11)."""
+    symbol with no rows over decades costs milliseconds (issue 13 item 11). `hidden_pairs`
+    and `later` (the sessions not public by their cutoff, with the instant they become
+    public) default to those of the one cutoff `ask`; a panel, whose sessions each have
+    their own cutoff, gives its own."""
     if not missing:
         return []
     dates = [d for _, d in missing]
     if hidden_pairs is None:
         hidden_pairs = scans.hidden_pairs(lake, schema, symbols, min(dates), max(dates), ask)
-    later = not_public(schema, dates, ask)
+    if later is None:
+        later = not_public(schema, dates, ask)
     position = {d: i for i, d in enumerate(sessions if sessions is not None else dates)}
     reasons: dict[tuple[Any, ...], tuple[ResultStatus, str]] = {}
     runs: list[Gap] = []

@@ -42,6 +42,7 @@ def test_the_command_writes_a_directory_and_leaves_the_lake_untouched(
             "2025-06-11",
             "--as-of",
             "2025-12-31",
+            "--allow-gaps",
             "--lake",
             str(export_lake),
         ],
@@ -57,6 +58,7 @@ def test_the_command_writes_a_directory_and_leaves_the_lake_untouched(
     assert summary["markets"] == {"csi300": 2}  # symbols that were members (B in two spells)
     assert summary["as_of"] == "2025-12-31T23:59:59.999999+08:00"
     assert summary["featured"] == 2 and summary["no_factor"] == ["600036.SH"]
+    assert summary["gaps"]["UPSTREAM_ERROR"] == 4 and summary["gaps"]["UNKNOWN"] == 16
     assert (target / "calendars" / "day.txt").read_text().splitlines()[0] == "2025-05-26"
     assert (target / "features" / "sh600519" / "close.day.bin").exists()
     assert not (target / "features" / "sh600036").exists()  # bars without a factor

@@ -1,5 +1,7 @@
 """`write_qlib` read back by qlib's own loaders (qlib.init, D.features, D.list_instruments):
-every cell equals the lake's own read at that session's cutoff."""
+every cell equals the lake's own read at that session's cutoff. The window holds the test
+lake's failed and never-fetched sessions on purpose, so these exports allow the gaps
+(test_qlib_gaps.py: without that they fail)."""
 
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def same(a: float, b: float) -> bool:
 @pytest.fixture(params=[None, BEFORE_RESTATEMENT], ids=["now", "as_of_06-04_close"])
 def exported(request: pytest.FixtureRequest, lake: Any, tmp_path: Path) -> tuple[Path, Any]:
     as_of = request.param
-    write_qlib(lake, tmp_path / "qlib", START, END, as_of=as_of)
+    write_qlib(lake, tmp_path / "qlib", START, END, as_of=as_of, allow_gaps=True)
     return tmp_path / "qlib", (None if as_of is None else datetime.fromisoformat(as_of))
 
 
@@ -103,7 +105,7 @@ def test_every_cell_equals_the_lake_read_at_its_session_cutoff(
 def test_a_restatement_and_an_evening_report_appear_on_the_first_session_after_known_at(
     lake: Any, tmp_path: Path, qlib_at: Any
 ) -> None:
-    write_qlib(lake, tmp_path / "qlib", START, END)
+    write_qlib(lake, tmp_path / "qlib", START, END, allow_gaps=True)
     frame = features(qlib_at(tmp_path / "qlib"))
     # A restated Q1 on 06-04 (a date: known at that day's end) → from the 06-05 session.
     assert cell(frame, A, "2025-06-04", "P($$net_profit_q)") == 3.0
@@ -122,7 +124,7 @@ def test_a_restatement_and_an_evening_report_appear_on_the_first_session_after_k
 def test_as_of_keeps_later_bars_reports_and_snapshots_out(
     lake: Any, tmp_path: Path, qlib_at: Any
 ) -> None:
-    write_qlib(lake, tmp_path / "qlib", START, END, as_of=BEFORE_RESTATEMENT)
+    write_qlib(lake, tmp_path / "qlib", START, END, as_of=BEFORE_RESTATEMENT, allow_gaps=True)
     D = qlib_at(tmp_path / "qlib")
     frame = features(D)
     assert cell(frame, A, "2025-06-04", "$close") == 1502.0
@@ -137,7 +139,7 @@ def test_as_of_keeps_later_bars_reports_and_snapshots_out(
 def test_instruments_are_survivorship_free_and_index_spells_follow_the_snapshots(
     lake: Any, tmp_path: Path, qlib_at: Any
 ) -> None:
-    write_qlib(lake, tmp_path / "qlib", START, END)
+    write_qlib(lake, tmp_path / "qlib", START, END, allow_gaps=True)
     D = qlib_at(tmp_path / "qlib")
     everyone = D.list_instruments(D.instruments("all"), START, END, as_list=False)
     ts = pd.Timestamp

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from pitlake.errors import InvalidArgumentsError
-from pitlake.schemas import BITEMPORAL_COLUMNS, financials, quotes, valuation
+from pitlake.limits import POOLS
+from pitlake.schemas import (
+    BITEMPORAL_COLUMNS,
+    financials,
+    index_members,
+    quotes,
+    securities,
+    valuation,
+)
 
 FLOW_DERIVATIONS = ("", "_q", "_ttm", "_yoy")
 STOCK_DERIVATIONS = ("", "_yoy")
@@ -35,6 +43,27 @@ BAR_FIELDS: tuple[str, ...] = tuple(_numeric(quotes.SCHEMA.arrow_schema))
 VALUATION_FIELDS: tuple[str, ...] = tuple(
     n for n in _numeric(valuation.SCHEMA.arrow_schema) if n not in BAR_FIELDS
 )
+
+
+# Security states, as `Lake.universe` answers at the row's cutoff: its boolean states (is_st,
+# is_suspended) and the XSHG sessions since the code's first trading day (1 on that day).
+STATE_FIELDS: tuple[str, ...] = (
+    *(f.name for f in securities.UNIVERSE_FIELDS if pa.types.is_boolean(f.type)),
+    "days_listed",
+)
+# Index membership on D as known at D's cutoff: in_000300 for 000300.SH, …
+INDEX_FLAGS: dict[str, str] = {
+    f"in_{code.split('.')[0]}": code for code in index_members.MEMBER_INDICES
+}
+# The day's return from the factors known at the row's cutoff: hfq close over the previous
+# session's hfq close, minus one (a later ex-date never reaches back).
+RETURN_FIELDS: tuple[str, ...] = ("ret_1d",)
+# The limit state of the row's bar, as `Lake.limits` classifies it at the row's cutoff: its
+# pool (pitlake.limits.POOLS: up, down, broken), WITHIN its limits, NO_LIMIT (a session
+# without a price limit: a new listing's first days), null (no bar public, limit unknown).
+LIMIT_FIELD = "limit_state"
+WITHIN, NO_LIMIT = "within", "no_limit"
+LIMIT_STATES: tuple[str, ...] = (*POOLS, WITHIN, NO_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -57,7 +86,15 @@ def _line_items() -> dict[str, LineItem]:
 
 
 LINE_ITEMS: dict[str, LineItem] = _line_items()
-ALL_FIELDS: tuple[str, ...] = (*BAR_FIELDS, *VALUATION_FIELDS, *LINE_ITEMS)
+ALL_FIELDS: tuple[str, ...] = (
+    *BAR_FIELDS,
+    *VALUATION_FIELDS,
+    *LINE_ITEMS,
+    *STATE_FIELDS,
+    *INDEX_FLAGS,
+    *RETURN_FIELDS,
+    LIMIT_FIELD,
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +105,10 @@ class Fields:
     bars: tuple[str, ...]
     valuation: tuple[str, ...]
     items: tuple[LineItem, ...]
+    states: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    returns: tuple[str, ...] = ()
+    limit: bool = False
 
     def statements(self) -> dict[str, list[str]]:
         """Per statement, the distinct line items it must read."""
@@ -103,4 +144,8 @@ def parse(fields: object) -> Fields:
         bars=tuple(n for n in names if n in BAR_FIELDS),
         valuation=tuple(n for n in names if n in VALUATION_FIELDS),
         items=tuple(LINE_ITEMS[n] for n in names if n in LINE_ITEMS),
+        states=tuple(n for n in names if n in STATE_FIELDS),
+        flags=tuple(n for n in names if n in INDEX_FLAGS),
+        returns=tuple(n for n in names if n in RETURN_FIELDS),
+        limit=LIMIT_FIELD in names,
     )

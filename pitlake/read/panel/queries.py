@@ -40,32 +40,35 @@ def listed_rows() -> str:
       WHERE end_date IS NULL OR end_date >= session)"""
 
 
-def member_rows(index_code: str) -> str:
-    """(session, cutoff, symbol) of the index's members on each session: its newest snapshot
-    dated on or before the session among the rows known at the cutoff."""
+def member_rows(index_code: str, name: str = "in_index") -> str:
+    """(session, cutoff, symbol) of the index's members on each session, as the relation
+    `name`: its newest snapshot dated on or before the session among the rows known at the
+    cutoff (`<name>_snapshot`: the session and that snapshot, for a flag's null)."""
     code = index_code.replace("'", "''")
     return f"""
-    members AS (
+    {name}_members AS (
       SELECT trade_date, symbol, known_at FROM index_members_versions
       WHERE index_code = '{code}'),
-    snapshot_known AS (
+    {name}_known AS (
       SELECT DISTINCT trade_date, min(known_at) OVER (PARTITION BY trade_date) AS first_known
-      FROM members),
-    snapshot_of AS (
+      FROM {name}_members),
+    {name}_snapshot AS (
       SELECT s.session, s.cutoff, max(k.trade_date) AS snap FROM sessions s
-      JOIN snapshot_known k ON k.trade_date <= s.session AND k.first_known <= s.cutoff
+      JOIN {name}_known k ON k.trade_date <= s.session AND k.first_known <= s.cutoff
       GROUP BY ALL),
-    in_index AS (
-      SELECT DISTINCT o.session, o.cutoff, m.symbol FROM snapshot_of o
-      JOIN members m ON m.trade_date = o.snap AND m.known_at <= o.cutoff)"""
+    {name} AS (
+      SELECT DISTINCT o.session, o.cutoff, m.symbol FROM {name}_snapshot o
+      JOIN {name}_members m ON m.trade_date = o.snap AND m.known_at <= o.cutoff)"""
 
 
-def _trade_dated(name: str, relation: str, columns: tuple[str, ...]) -> tuple[str, str, str]:
+def _trade_dated(
+    name: str, relation: str, columns: tuple[str, ...], among: str = ""
+) -> tuple[str, str, str]:
     cols = ", ".join(ident(c) for c in columns)
     cte = f"""
     {name} AS (
       SELECT symbol, trade_date, known_at, {cols} FROM {relation}
-      WHERE trade_date BETWEEN $lo AND $hi {_newest_per("symbol, trade_date, known_at")})"""
+      WHERE trade_date BETWEEN $lo AND $hi {among} {_newest_per("symbol, trade_date, known_at")})"""
     join = f"""
     ASOF LEFT JOIN {name} ON {name}.symbol = r.symbol AND {name}.trade_date = r.session
       AND {name}.known_at <= r.cutoff"""
@@ -137,21 +140,105 @@ def _derived(li_name: str, item: str, statement: str, derivation: str) -> str:
     return f"{expr} AS {ident(li_name)}"
 
 
-def panel_sql(fields: Fields, rows_ctes: str, rows: str, provenance: bool) -> str:
+def _flag(name: str, code: str) -> tuple[str, str, str]:
+    """Membership of `code` on the row's session as known at its cutoff; null when no
+    snapshot of it was public by then (`Lake.index_members` has no list to say)."""
+    rel = f"f_{name}"
+    join = f"""
+    LEFT JOIN {rel} ON {rel}.session = r.session AND {rel}.symbol = r.symbol
+    LEFT JOIN {rel}_snapshot ON {rel}_snapshot.session = r.session"""
+    select = (
+        f"CASE WHEN {rel}_snapshot.snap IS NULL THEN NULL "
+        f"ELSE {rel}.symbol IS NOT NULL END AS {ident(name)}"
+    )
+    return member_rows(code, rel), join, select
+
+
+def _returns(among: str) -> tuple[str, str, str]:
+    """ret_1d: close × factor over the previous session's, minus one, every value as known
+    at the row's cutoff. A session's factor is the latest dated on or before it among the
+    factors known then (change points or every session), of one vendor per symbol (its
+    latest factor's, as `scans.factor_series` picks), not served where the factors do not
+    cover the session (`adjust.adjusted`: no factor dated on or after it, no successful
+    fetch of it). The latest dated key is found as the lesser of the latest dated on or
+    before the session and the latest known by the cutoff: factors become public in date
+    order (each at its ex-date's open). The factors read: those dated in the chunk (from
+    its first session's previous one) and each symbol's last key before (every version).
+    CTEs after `panel_rows` (they read it); `among` limits them to the asked symbols."""
+    newest = _newest_per("symbol, trade_date, known_at")
+    ctes = f"""
+    rq AS (
+      SELECT symbol, trade_date, known_at, close FROM quotes_versions
+      WHERE trade_date BETWEEN $plo AND $hi {among} {newest}),
+    f_vendor AS (
+      SELECT symbol, arg_max(source, trade_date) AS source
+      FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol),
+    f_before AS (
+      SELECT symbol, max(trade_date) AS t FROM adj_factors_versions
+      WHERE trade_date < $plo {among} GROUP BY symbol),
+    fv AS (
+      SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
+      JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
+      LEFT JOIN f_before b ON b.symbol = v.symbol
+      WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = b.t
+      QUALIFY row_number() OVER (
+        PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1),
+    fk AS (SELECT symbol, trade_date AS t, min(known_at) AS first_known FROM fv GROUP BY ALL),
+    ret_keys AS (
+      SELECT r.session, r.symbol, r.cutoff, r.prev, fk_k.t AS kt,
+        least(fk0.t, fk_k.t) AS t0, least(fk1.t, fk_k.t) AS t1
+      FROM panel_rows r
+      ASOF LEFT JOIN fk fk_k ON fk_k.symbol = r.symbol AND fk_k.first_known <= r.cutoff
+      ASOF LEFT JOIN fk fk0 ON fk0.symbol = r.symbol AND fk0.t <= r.session
+      ASOF LEFT JOIN fk fk1 ON fk1.symbol = r.symbol AND fk1.t <= r.prev),
+    ret AS (
+      SELECT k.session, k.symbol,
+        CASE WHEN k.kt >= k.session OR ff_all.d IS NOT NULL OR ff_sym.d IS NOT NULL
+          THEN (rq0.close * fv0.adj_factor) / nullif(rq1.close * fv1.adj_factor, 0) - 1
+        END AS ret_1d
+      FROM ret_keys k
+      ASOF LEFT JOIN rq rq0 ON rq0.symbol = k.symbol AND rq0.trade_date = k.session
+        AND rq0.known_at <= k.cutoff
+      ASOF LEFT JOIN rq rq1 ON rq1.symbol = k.symbol AND rq1.trade_date = k.prev
+        AND rq1.known_at <= k.cutoff
+      ASOF LEFT JOIN fv fv0 ON fv0.symbol = k.symbol AND fv0.trade_date = k.t0
+        AND fv0.known_at <= k.cutoff
+      ASOF LEFT JOIN fv fv1 ON fv1.symbol = k.symbol AND fv1.trade_date = k.t1
+        AND fv1.known_at <= k.cutoff
+      LEFT JOIN factor_fetched ff_all ON ff_all.d = k.session AND ff_all.symbol = '*'
+      LEFT JOIN factor_fetched ff_sym ON ff_sym.d = k.session AND ff_sym.symbol = k.symbol)"""
+    join = """
+    LEFT JOIN ret ON ret.session = r.session AND ret.symbol = r.symbol"""
+    return ctes, join, "ret.ret_1d AS ret_1d"
+
+
+def panel_sql(
+    fields: Fields,
+    rows_ctes: str,
+    rows: str,
+    provenance: bool,
+    index_flags: dict[str, str],
+    given: bool = False,
+) -> str:
     """One chunk's statement: `rows_ctes` define the relation `rows` of (session, cutoff,
-    symbol) to answer; $lo/$hi bound the chunk's sessions; the `s_<statement>` tables exist
-    (statement_tables)."""
+    symbol) to answer; $lo/$hi bound the chunk's sessions ($plo: the session before $lo);
+    the `s_<statement>` tables exist (statement_tables), and per chunk the tables
+    `sessions` (session, cutoff, prev), `panel_states`, `panel_limits` and
+    `factor_fetched` when those fields are asked. `index_flags`: flag name → index code.
+    `given`: the universe is the table `asked` of symbols, which every scan keeps to."""
+    among = "AND symbol IN (SELECT symbol FROM asked)" if given else ""
     ctes: list[str] = [rows_ctes]
+    after_rows: list[str] = []
     joins: list[str] = []
     selects: list[str] = ["r.session AS trade_date", "r.symbol AS symbol"]
     by_name: dict[str, str] = {}
     if fields.bars:
-        cte, join, _ = _trade_dated("q", "quotes_versions", fields.bars)
+        cte, join, _ = _trade_dated("q", "quotes_versions", fields.bars, among)
         ctes.append(cte)
         joins.append(join)
         by_name.update({n: f"q.{ident(n)} AS {ident(n)}" for n in fields.bars})
     if fields.valuation:
-        cte, join, _ = _trade_dated("val", "valuation_versions", fields.valuation)
+        cte, join, _ = _trade_dated("val", "valuation_versions", fields.valuation, among)
         ctes.append(cte)
         joins.append(join)
         by_name.update({n: f"val.{ident(n)} AS {ident(n)}" for n in fields.valuation})
@@ -163,14 +250,41 @@ def panel_sql(fields: Fields, rows_ctes: str, rows: str, provenance: bool) -> st
         )
     for li in fields.items:
         by_name[li.name] = _derived(li.name, li.item, li.statement, li.derivation)
+    for name in fields.flags:
+        cte, join, select = _flag(name, index_flags[name])
+        ctes.append(cte)
+        joins.append(join)
+        by_name[name] = select
+    if fields.returns:
+        cte, join, select = _returns(among)
+        after_rows.append(cte)
+        joins.append(join)
+        by_name["ret_1d"] = select
+    if fields.states:
+        joins.append(
+            """
+    LEFT JOIN panel_states st ON st.session = r.session AND st.symbol = r.symbol"""
+        )
+        by_name.update({n: f"st.{ident(n)} AS {ident(n)}" for n in fields.states})
+    if fields.limit:
+        joins.append(
+            """
+    LEFT JOIN panel_limits lim ON lim.session = r.session AND lim.symbol = r.symbol"""
+        )
+        by_name["limit_state"] = "lim.limit_state AS limit_state"
     selects += [by_name[n] for n in fields.order]
     if provenance:
         for statement in fields.statements():
             selects.append(f"s_{statement}.p AS {statement}_report_period")
             selects.append(f"s_{statement}.c0_known_at AS {statement}_known_at")
+    rows_with_prev = (
+        f"SELECT x.*, s.prev FROM {rows} x JOIN sessions s ON s.session = x.session"
+        if fields.returns
+        else f"SELECT * FROM {rows}"
+    )
     return (
         "WITH "
-        + ",".join([*ctes, f"\n    panel_rows AS (SELECT * FROM {rows})"])
+        + ",".join([*ctes, f"\n    panel_rows AS ({rows_with_prev})", *after_rows])
         + f"\nSELECT {', '.join(selects)} FROM panel_rows r"
         + "".join(joins)
         + "\nORDER BY r.session, r.symbol"

@@ -1,6 +1,7 @@
-"""`Lake.panel`: the question checked, then answered year by year (bounded memory: one year's
-rows of every family at a time) over one point-in-time connection capped at the panel's last
-cutoff, each row taking what was known at its own session's cutoff (queries.py)."""
+"""`Lake.panel`: the question checked, then answered in runs of whole years (bounded memory:
+at most ROWS_PER_QUERY rows a query) over one point-in-time connection capped at the panel's
+last cutoff, each row taking what was known at its own session's cutoff (queries.py); its
+status from the ledger (truth.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
-from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -21,11 +21,19 @@ from pitlake.pit import BEIJING, iso_beijing
 from pitlake.read import sql
 from pitlake.read.answer import invalid
 from pitlake.read.arguments import symbols as checked_symbols
+from pitlake.read.cutoff import Ask
 from pitlake.read.panel import fields as panel_fields
-from pitlake.read.panel import queries
+from pitlake.read.panel import queries, session_facts, truth
+from pitlake.schemas import (
+    adj_factors,
+    financials,
+    index_members,
+    quotes,
+    securities,
+    valuation,
+)
 from pitlake.schemas import get as get_schema
-from pitlake.schemas import index_members
-from pitlake.statuses import DateStatus, ResultStatus
+from pitlake.statuses import DateStatus
 
 if TYPE_CHECKING:
     from pitlake.read.lake import Lake
@@ -132,6 +140,10 @@ def _relations(q: Question) -> set[str]:
         out.add("valuation_versions")
     if q.fields.items:
         out.add("financials_versions")
+    if q.fields.flags:
+        out.add("index_members_versions")
+    if q.fields.returns:
+        out |= {"quotes_versions", "adj_factors_versions"}
     return out
 
 
@@ -158,11 +170,109 @@ def _connection(lake: Lake, cap: datetime, relations: set[str]) -> duckdb.DuckDB
     return con
 
 
+# Rows one query answers at most (bounded memory: a query's working set grows with its rows,
+# the hand ASOF JOIN of 6M rows peaked at 1.7 GiB); the sessions are cut into runs of whole
+# calendar years holding at most this many rows by the universe's size (given symbols: their
+# count; "all": ESTIMATED_MARKET; an index: its size), a year alone when it holds more.
+ROWS_PER_QUERY = 6_500_000
+ESTIMATED_MARKET = 5_500
+# ret_1d's seven joins per row hold about four times a row's working set (5 years × 5,000
+# symbols in one query: 7.9 GiB peak; measured): its queries take a quarter of the rows.
+RETURN_WEIGHT = 4
+INDEX_SIZES = {"000300.SH": 300, "000905.SH": 500, "000852.SH": 1000, "000016.SH": 50}
+
+
+def session_runs(q: Question) -> list[list[date]]:
+    """The sessions in runs of whole years, each run's rows within ROWS_PER_QUERY."""
+    if isinstance(q.universe, list):
+        width = len(q.universe)
+    elif q.universe == "all":
+        width = ESTIMATED_MARKET
+    else:
+        width = INDEX_SIZES.get(q.universe, 1000)
+    budget = ROWS_PER_QUERY // (RETURN_WEIGHT if q.fields.returns else 1)
+    years: dict[int, list[date]] = {}
+    for d in q.sessions:
+        years.setdefault(d.year, []).append(d)
+    out: list[list[date]] = []
+    for days in years.values():
+        if out and (len(out[-1]) + len(days)) * width <= budget:
+            out[-1] = out[-1] + days
+        else:
+            out.append(list(days))
+    return out
+
+
+def _sessions_table(q: Question, days: list[date], prev: dict[date, date]) -> pa.Table:
+    cutoffs = [cutoff_of(q, d).astimezone(timezone.utc) for d in days]
+    return pa.table(
+        {
+            "session": pa.array(days, pa.date32()),
+            "cutoff": pa.array(cutoffs, pa.timestamp("us", tz="UTC")),
+            "prev": pa.array([prev.get(d) for d in days], pa.date32()),
+        }
+    )
+
+
+def _previous_sessions(lake: Lake, sessions: list[date]) -> dict[date, date]:
+    """Each session's previous XSHG session (none before the calendar's first)."""
+    if not sessions:
+        return {}
+    cal = lake.trading_calendar
+    first = sessions[0] if sessions[0] <= cal.first else cal.previous_session(sessions[0])
+    every = [first, *sessions] if first != sessions[0] else sessions
+    return dict(zip(every[1:], every[:-1], strict=True))
+
+
+def _chunk_tables(lake: Lake, q: Question, days: list[date]) -> dict[str, pa.Table]:
+    """The tables one year's statement joins besides the versions (panel_sql)."""
+    out: dict[str, pa.Table] = {}
+    if q.fields.states:
+        out["panel_states"] = session_facts.states(lake, days, lambda d: cutoff_of(q, d))
+    if q.fields.limit:
+        out["panel_limits"] = session_facts.limits(lake, days, lambda d: cutoff_of(q, d))
+    if q.fields.returns:
+        out["factor_fetched"] = session_facts.factor_fetched(lake, days[0], days[-1])
+    return out
+
+
+def _without_statements(
+    con: duckdb.DuckDBPyConnection, q: Question, table: pa.Table
+) -> dict[str, list[str]]:
+    """Per statement asked, the symbols with a row and no version public by that row's
+    cutoff (knowledge only grows, so: by the cutoff of the symbol's first row)."""
+    out: dict[str, list[str]] = {}
+    if not table.num_rows or not q.fields.items:
+        return out
+    con.register("panel_answer", table.select(["trade_date", "symbol"]))
+    con.register("panel_sessions", _sessions_table(q, q.sessions, {}))
+    for statement in q.fields.statements():
+        found = con.sql(
+            f"""SELECT a.symbol FROM (
+                  SELECT symbol, min(trade_date) AS d FROM panel_answer GROUP BY symbol) a
+                JOIN panel_sessions s ON s.session = a.d
+                LEFT JOIN (SELECT symbol, min(t) AS t FROM s_{statement} GROUP BY symbol) k
+                  ON k.symbol = a.symbol
+                WHERE k.t IS NULL OR k.t > s.cutoff ORDER BY a.symbol"""
+        ).fetchall()
+        out[statement] = [r[0] for r in found]
+    return out
+
+
 def answer(lake: Lake, q: Question) -> Result:
     """The panel as one Arrow table (chunks of a year), in the envelope."""
     rows_ctes, rows = _rows(q)
-    statement = queries.panel_sql(q.fields, rows_ctes, rows, q.provenance)
+    statement = queries.panel_sql(
+        q.fields,
+        rows_ctes,
+        rows,
+        q.provenance,
+        panel_fields.INDEX_FLAGS,
+        given=not isinstance(q.universe, str),
+    )
+    prev = _previous_sessions(lake, q.sessions) if q.fields.returns else {}
     chunks: list[pa.Table] = []
+    without: dict[str, list[str]] = {}
     if q.sessions:
         last_cutoff = cutoff_of(q, q.sessions[-1])
         con = _connection(lake, last_cutoff, _relations(q))
@@ -172,32 +282,69 @@ def answer(lake: Lake, q: Question) -> Result:
                 con.register("asked", pa.table({"symbol": pa.array(given, pa.string())}))
             for table_sql in queries.statement_tables(q.fields, given):
                 con.execute(table_sql)
-            for _, year in groupby(q.sessions, key=lambda d: d.year):
-                days = list(year)
-                cutoffs = [cutoff_of(q, d).astimezone(timezone.utc) for d in days]
-                con.register(
-                    "sessions",
-                    pa.table(
-                        {
-                            "session": pa.array(days, pa.date32()),
-                            "cutoff": pa.array(cutoffs, pa.timestamp("us", tz="UTC")),
-                        }
-                    ),
-                )
-                text = statement.replace("$lo", f"DATE '{days[0]}'").replace(
-                    "$hi", f"DATE '{days[-1]}'"
+            for days in session_runs(q):
+                con.register("sessions", _sessions_table(q, days, prev))
+                extra = _chunk_tables(lake, q, days)
+                for name, t in extra.items():
+                    con.register(name, t)
+                text = (
+                    statement.replace("$plo", f"DATE '{prev.get(days[0], days[0])}'")
+                    .replace("$lo", f"DATE '{days[0]}'")
+                    .replace("$hi", f"DATE '{days[-1]}'")
                 )
                 chunks.append(con.sql(text).to_arrow_table())
-                con.unregister("sessions")
+                for name in ("sessions", *extra):
+                    con.unregister(name)
+            table = pa.concat_tables(chunks)
+            without = _without_statements(con, q, table)
         finally:
             con.close()
-    table = pa.concat_tables(chunks) if chunks else pa.table({"trade_date": [], "symbol": []})
-    return _result(q, table)
+    else:
+        table = pa.table(
+            {"trade_date": pa.array([], pa.date32()), "symbol": pa.array([], pa.string())}
+        )
+    return _result(q, table, judge(lake, q, without))
 
 
-def _result(q: Question, table: pa.Table) -> Result:
-    status = ResultStatus.OK if table.num_rows else ResultStatus.NO_DATA
+def judge(lake: Lake, q: Question, without: dict[str, list[str]]) -> list[truth.Judged]:
+    """Per dataset the panel reads (its universe's, its fields'), the gaps of the sessions
+    asked, each as of its session's cutoff (truth.py): the master for "all" and the
+    security states, each index for its universe or flag, the bars for bars, returns and
+    limit states (`Lake.limits` answers with the bars' status), valuation, the factors for
+    returns, the statements for line items."""
+    if not q.sessions:
+        return []
+    cutoffs = {d: cutoff_of(q, d) for d in q.sessions}
+    ask = Ask(cutoffs[q.sessions[-1]], None, False)
+    given = None if isinstance(q.universe, str) else list(q.universe)
+    out: list[truth.Judged] = []
+    if q.universe == "all" or q.fields.states:
+        out.append(truth.master(lake, securities.SCHEMA, q.sessions, lambda d: cutoffs[d].date()))
+    indices = [panel_fields.INDEX_FLAGS[f] for f in q.fields.flags]
+    if isinstance(q.universe, str) and q.universe != "all":
+        indices.insert(0, q.universe)
+    for code in dict.fromkeys(indices):
+        out.append(
+            truth.members(lake, index_members.SCHEMA, code, q.sessions, cutoffs, q.cap.date())
+        )
+    trade_dated = (
+        (quotes.SCHEMA, bool(q.fields.bars or q.fields.returns or q.fields.limit)),
+        (valuation.SCHEMA, bool(q.fields.valuation)),
+        (adj_factors.SCHEMA, bool(q.fields.returns)),
+    )
+    for schema, asked in trade_dated:
+        if asked:
+            out.append(truth.trade_dated(lake, schema, q.sessions, cutoffs, given, ask))
+    if q.fields.items:
+        missing = sorted({s for symbols in without.values() for s in symbols})
+        out.append(truth.statements(lake, financials.SCHEMA, missing, given or missing))
+    return out
+
+
+def _result(q: Question, table: pa.Table, judged: list[truth.Judged]) -> Result:
     first, last = (q.sessions[0], q.sessions[-1]) if q.sessions else (None, None)
+    until = cutoff_of(q, last).date() if last else q.cap.date()
+    status, said, ledger_meta = truth.envelope_parts(judged, table.num_rows > 0, until)
     meta: dict[str, Any] = {
         "rows": table.num_rows,
         "sessions": len(q.sessions),
@@ -208,14 +355,16 @@ def _result(q: Question, table: pa.Table) -> Result:
         "fields": list(q.fields.order),
         "cutoff_first": iso_beijing(cutoff_of(q, first)) if first else None,
         "cutoff_last": iso_beijing(cutoff_of(q, last)) if last else None,
+        **ledger_meta,
     }
+    empty = "" if table.num_rows else "no rows: no session or no security in the universe."
     return Result(
         status=status,
         requested_date=None,
         effective_trade_date=str(last) if last else None,
         date_status=DateStatus.NOT_APPLICABLE,
         as_of=iso_beijing(cutoff_of(q, last)) if last else iso_beijing(q.cap),
-        message="" if table.num_rows else "no rows: no session or no security in the universe",
+        message=" ".join(m for m in (empty, said) if m),
         table=table,
         columns=list(table.column_names),
         meta=meta,

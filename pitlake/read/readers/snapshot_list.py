@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pitlake.calendar import to_date
 from pitlake.envelope import Result
 from pitlake.errors import InvalidArgumentsError
+from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.read import scans
 from pitlake.read.answer import meta, sources
 from pitlake.read.cutoff import Ask
@@ -64,6 +65,17 @@ def newest_snapshot(
     return found
 
 
+def failures_since(owner: str, entries: list[LedgerEntry], snapshot: date | None) -> list[Gap]:
+    """The failed fetches dated after the snapshot answered (all, without one): a newer
+    snapshot may exist unseen, so the answer carries their status. The panel asks it per
+    session."""
+    return [
+        Gap(owner, e.date_key, status_of_entry(e), e.message, entry=e)
+        for e in entries
+        if (snapshot is None or e.date_key > snapshot) and not e.successful
+    ]
+
+
 def answer(lake: Lake, spec: Dataset, owner: str, day: date, ask: Ask) -> Result:
     owner_col, date_col = spec.key[0], spec.date_column
     assert date_col is not None
@@ -91,12 +103,7 @@ def answer(lake: Lake, spec: Dataset, owner: str, day: date, ask: Ask) -> Result
                 table = found
     entries = lake.catalog.ledger_entries(spec.name, end=day)
     ledger = LedgerView(entries)
-    since = [e for e in entries if snapshot is None or e.date_key > snapshot]
-    gaps = [
-        Gap(owner, e.date_key, status_of_entry(e), e.message, entry=e)
-        for e in since
-        if not e.successful
-    ]
+    gaps = failures_since(owner, entries, snapshot)
     status = combine([g.status for g in gaps], table.num_rows > 0)
     session = lake.trading_calendar.session_on_or_before(min(day, ask.cutoff.date()))
     date_status = DateStatus.STALE if gaps else fresh_status(day, session)

@@ -110,14 +110,22 @@ def _status(
     lake: Lake, spec: Dataset, day: date
 ) -> tuple[ResultStatus, LedgerEntry | None, LedgerEntry | None]:
     """(status, the latest successful entry on or before `day`, the latest entry then)."""
-    entries = lake.catalog.ledger_entries(spec.name, end=day, symbol=WHOLE_MARKET)
+    return status_of(lake.catalog.ledger_entries(spec.name, end=day, symbol=WHOLE_MARKET))
+
+
+def status_of(
+    entries: Sequence[LedgerEntry],
+) -> tuple[ResultStatus, LedgerEntry | None, LedgerEntry | None]:
+    """The state's status from its whole-market entries dated on or before the day (in date
+    order): OK after a successful fetch, else the latest fetch's failure, else UNKNOWN; with
+    (the latest successful entry, the latest entry). The panel asks it per session."""
     if not entries:
         return ResultStatus.UNKNOWN, None, None
-    ok = [e for e in entries if e.successful]
     last = entries[-1]
-    if not ok:
+    good = next((e for e in reversed(entries) if e.successful), None)
+    if good is None:
         return status_of_entry(last), None, last
-    return ResultStatus.OK, ok[-1], last
+    return ResultStatus.OK, good, last
 
 
 def answer(lake: Lake, spec: Dataset, options: Any, ask: Ask) -> Result:

@@ -25,6 +25,8 @@ from pitlake import __version__
 from pitlake.envelope import Result
 from pitlake.lake.catalog import Catalog
 from pitlake.read.lake import Lake
+from pitlake.read.runs import DEFAULT_LIMIT as RUNS_DEFAULT_LIMIT
+from pitlake.read.runs import MAX_LIMIT as RUNS_MAX_LIMIT
 from pitlake.schemas.query import LimitsQuery, MarketQuery
 from pitlake.serve.api import formats, surfaces
 from pitlake.serve.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
@@ -45,10 +47,9 @@ from pitlake.serve.api.known_params import (
 )
 from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.serve.api.origins import HostAndSite
+from pitlake.serve.api.panel_route import panel_router
 from pitlake.serve.api.redact import install_log_redaction
 from pitlake.serve.api.routes import Pin, dataset_routes
-from pitlake.serve.api.runs import DEFAULT_LIMIT as RUNS_DEFAULT_LIMIT
-from pitlake.serve.api.runs import MAX_LIMIT as RUNS_MAX_LIMIT
 from pitlake.serve.api.service import Answer, QueryService, lake_missing
 from pitlake.serve.api.timing import ServerTiming
 from pitlake.statuses import ResultStatus
@@ -81,6 +82,10 @@ never silently the previous one.
 body (`{"symbols": ["600519.SH", …], "as_of": "2025-06-06"}`): up to 6,000 symbols, where a
 query string stops at 500. `format` / `compression` stay in the query string; a POST answer is
 not paged (a bulk answer is one Arrow or Parquet body).
+
+**POST /v1/panel** answers a walk-forward panel (`Lake.panel`): one row per (session,
+symbol in that session's universe), each cell as known at that session's cutoff. Arrow or
+Parquet by `Accept` or `?format=`; JSON up to 100,000 rows; at most five years per request.
 
 **Pins**: a server started with `--as-of T` clamps every request to T; a request may name a
 pin the server allows (`--allow-pin name=T`) in the `X-Pitlake-Pin` header. A later `as_of` is
@@ -192,7 +197,8 @@ def _router(service: QueryService) -> APIRouter:
     ) -> Response:
         """One session's pool, each code with its consecutive-limit count (`consecutive`);
         meta.ladder maps each height to its codes. Derived from the bars known at the as-of
-        (ST ±5 %; the vendor's published limit prices where stored)."""
+        by the exchange's rule of that session (board, listing age, ST, delisting period:
+        pitlake.limit_rules; the vendor's published limit prices where stored)."""
         return respond(service.limits(date=date, kind=kind, as_of=as_of, pin=x_pitlake_pin))
 
     @r.get("/status", response_model=StatusEnvelope, summary="Freshness per dataset")
@@ -337,6 +343,7 @@ def create_app(
         return respond(Answer(env), 200 if alive else 503)
 
     app.include_router(_router(service))
+    app.include_router(panel_router(service))  # POST /v1/panel (panel_route.py)
     _include_optional_routers(app, lake)
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
     formats.install(app)  # Arrow / Parquet / JSON pages, /v1/sql, and their OpenAPI

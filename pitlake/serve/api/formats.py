@@ -47,14 +47,20 @@ ARROW_MEDIA = "application/vnd.apache.arrow.stream"
 PARQUET_MEDIA = "application/vnd.apache.parquet"
 FORMATS = ("json", "arrow", "parquet")
 # Endpoints whose answer is one Result table (snapshot and status are JSON only): every
-# dataset's route, generated from the specs, and the SQL answer.
-DATA_PATHS = frozenset({*(f"/v1/{surfaces.path(SCHEMAS[d])}" for d in QUERY_DATASETS), "/v1/sql"})
+# dataset's route, generated from the specs, the SQL answer and the panel (POST only).
+DATA_PATHS = frozenset(
+    {*(f"/v1/{surfaces.path(SCHEMAS[d])}" for d in QUERY_DATASETS), "/v1/sql", "/v1/panel"}
+)
 # A dataset whose query has its own `limit` (news: the newest N items) does not page.
-PAGED_PATHS = DATA_PATHS - {
-    f"/v1/{surfaces.path(SCHEMAS[d])}"
-    for d in QUERY_DATASETS
-    if "limit" in surfaces.model(SCHEMAS[d]).model_fields
-}
+PAGED_PATHS = (
+    DATA_PATHS
+    - {
+        f"/v1/{surfaces.path(SCHEMAS[d])}"
+        for d in QUERY_DATASETS
+        if "limit" in surfaces.model(SCHEMAS[d]).model_fields
+    }
+    - {"/v1/panel"}
+)  # POST only: a POST answer is not paged
 MAX_PAGE = 100_000
 PAGE_KEYS = ("limit", "cursor", "format", "compression")  # how to answer, not which question
 
@@ -83,6 +89,11 @@ _WANTED: contextvars.ContextVar[Wanted] = contextvars.ContextVar(
     "pitlake_wanted",
     default=_DEFAULT,
 )
+
+
+def columnar_wanted() -> bool:
+    """Whether this request asked for Arrow or Parquet (not JSON)."""
+    return _WANTED.get().columnar
 
 
 def rows_for(result: Result) -> list[dict[str, Any]]:

@@ -38,7 +38,13 @@ OPERATIONS = [
     "/v1/status",
 ]
 # POST /v1/<dataset>: bodies generated from the request-body schema (the query model).
-POST_OPERATIONS = ["/v1/quotes", "/v1/financials", "/v1/universe", "/v1/index-members"]
+POST_OPERATIONS = [
+    "/v1/quotes",
+    "/v1/financials",
+    "/v1/universe",
+    "/v1/index-members",
+    "/v1/panel",
+]
 CHECKS = [
     checks.not_a_server_error,
     checks.status_code_conformance,
