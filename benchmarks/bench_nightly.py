@@ -1,15 +1,19 @@
-"""Nightly at full market: one session, every Tushare dataset, against the simulated vendor.
+"""Nightly at full market: one session, every nightly dataset, against the simulated vendor.
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.bench_nightly --day 2025-04-28 \
         --latency 0.15 --out benchmarks/out/nightly
 
 Runs pitlake.pipeline directly, as flows/nightly.py does with its thread-pool task runner: the
-units are fetched on 4 threads, and each batch is gated (against the session) and committed as
-soon as its fetch returns. The simulator enforces the
-quota (500/min by-date endpoints, 200/min statements) and pitlake is told the same quota through
-PITLAKE_TUSHARE_* variables; its buckets pace `--margin` below it (default: pitlake's 5 %). Reports wall time per stage,
-calls per endpoint, rate-limit refusals, and the wall time against the quota-bound lower limit
-(max over endpoints of calls ÷ quota).
+session's waves in order (the master first, the per-symbol datasets last), each wave's units
+fetched on 4 threads, and each batch gated (against the session) and committed as soon as its
+fetch returns. Every dataset of `schemas.NIGHTLY_DATASETS` is run through Tushare's fetchers, so
+every endpoint they call is asked (the announcements, the master's stock_basic, namechange and
+suspend_d included; the simulator answers the endpoints it does not model with no rows). The
+simulator enforces the quota (500/min per endpoint, 200/min statements) and pitlake is told the
+same quota through PITLAKE_TUSHARE_* variables; its buckets pace `--margin` below it (default:
+pitlake's 5 %). Reports wall time per stage, calls per endpoint and per dataset, rate-limit
+refusals, each dataset's quota floor (max over its endpoints of its calls ÷ quota) and the run's
+(max over endpoints of all calls ÷ quota), and the wall against the run's floor.
 """
 
 from __future__ import annotations
@@ -22,31 +26,86 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import date
 from pathlib import Path
+from typing import Any
+
+from pitlake.schemas import NIGHTLY_DATASETS
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
+from benchmarks.simvendor.client import RATE_LIMITED
 from pitlake.pipeline.commit import commit
 from pitlake.pipeline.fetch import fetch
 from pitlake.pipeline.gating import gate
-from pitlake.pipeline.planning import nightly_units
+from pitlake.pipeline.planning import nightly_units, session_waves
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch, Unit, UnitOutcome
 from pitlake.vendors.ratelimit import rate_config
+from pitlake.vendors.tushare.fetch import required_columns
 
-DATASETS = ["quotes", "adj_factors", "valuation", "dragon_tiger", "financials"]
+DATASETS = list(NIGHTLY_DATASETS)
 BY_DATE_QUOTA = 500
 STATEMENT_QUOTA = 200
+STATEMENTS = ("income", "balancesheet", "cashflow")
+# Every endpoint Tushare's fetchers call: the statements at 200/min, the rest at 500/min.
 QUOTA = {
-    **{ep: BY_DATE_QUOTA for ep in ("daily", "adj_factor", "daily_basic", "top_list")},
-    **{ep: BY_DATE_QUOTA for ep in ("top_inst", "disclosure_date", "trade_cal")},
-    **{ep: STATEMENT_QUOTA for ep in ("income", "balancesheet", "cashflow")},
+    ep: STATEMENT_QUOTA if ep in STATEMENTS else BY_DATE_QUOTA for ep in sorted(required_columns())
 }
 
 
-def bucket_env(margin: float | None = None) -> dict[str, str]:
+def dataset_of(key: tuple) -> str:
+    """Which dataset's fetcher made a simulator call (its endpoint, and for the one endpoint
+    two fetchers share, disclosure_date, its parameters: financials asks by actual_date)."""
+    from pitlake.vendors.tushare import PLUGIN
+
+    endpoint, params = key[0], dict(key[1])
+    owners = sorted(ds for ds, f in PLUGIN.fetchers.items() if endpoint in f.required)
+    if len(owners) > 1:
+        return "financials" if "actual_date" in params else "disclosure_schedule"
+    return owners[0]
+
+
+def served(log: Any) -> dict[tuple, int]:
+    """Per call key, the attempts the vendor counted against its quota (not the refused)."""
+    return {k: sum(1 for o in v if o != RATE_LIMITED) for k, v in log.attempts.items()}
+
+
+def calls_per_endpoint(log: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for key, n in served(log).items():
+        out[key[0]] = out.get(key[0], 0) + n
+    return out
+
+
+def calls_by_dataset(log: Any) -> dict[str, dict[str, int]]:
+    """dataset → endpoint → calls the vendor counted."""
+    out: dict[str, dict[str, int]] = {}
+    for key, n in served(log).items():
+        per = out.setdefault(dataset_of(key), {})
+        per[key[0]] = per.get(key[0], 0) + n
+    return out
+
+
+def quota_floor(calls: dict[str, int]) -> float:
+    """Seconds the quota alone needs for these calls per endpoint (a run at the floor)."""
+    return max((60.0 * n / QUOTA[ep] for ep, n in calls.items()), default=0.0)
+
+
+def quota_store(out: Path) -> str:
+    """A fresh shared-quota file beside the benchmark's lake (PITLAKE_QUOTA_URL): a rerun
+    does not inherit the last run's calls, and nothing is written outside the output."""
+    path = out.parent / f"{out.name}-quota.sqlite"
+    for p in (path, path.with_name(path.name + ".lock")):
+        p.unlink(missing_ok=True)
+    return f"sqlite:///{path.resolve()}"
+
+
+def bucket_env(margin: float | None = None, quota_url: str | None = None) -> dict[str, str]:
     """pitlake told the vendor's quota per endpoint (vendor-wide not binding); its buckets
     pace `margin` below it (None: pitlake's default, ratelimit.DEFAULT_MARGIN) and bank what
-    the margin allows (ratelimit.RateConfig.capacity), as a user's would."""
+    the margin allows (ratelimit.RateConfig.capacity), as a user's would; `quota_url`: where
+    the shared quota lives (pitlake.vendors.quota)."""
     env = {"PITLAKE_TUSHARE_PER_MIN": "100000"}
+    if quota_url:
+        env["PITLAKE_QUOTA_URL"] = quota_url
     env.update({f"PITLAKE_TUSHARE_PER_MIN_{ep.upper()}": str(q) for ep, q in QUOTA.items()})
     if margin is not None:
         env["PITLAKE_TUSHARE_RATE_MARGIN"] = str(margin)
@@ -59,10 +118,8 @@ def run(day: date, latency: float, out: Path, symbols: int, margin: float | None
     market = SimMarket(n_symbols=symbols)
     client = SimClient(market, SimConfig(latency=latency, quota=QUOTA, today=day))
     t0 = time.perf_counter()
-    env = RunEnv(
-        out, run_id=f"bench-nightly-{day}", router=sim_router(client, env=bucket_env(margin))
-    )
-    units = nightly_units(env, day, DATASETS, None)
+    limits = bucket_env(margin, quota_store(out))
+    env = RunEnv(out, run_id=f"bench-nightly-{day}", router=sim_router(client, env=limits))
     per_unit: dict[str, float] = {}
     after_last: dict[str, float] = {}  # seconds from the start to the dataset's commit
 
@@ -74,23 +131,26 @@ def run(day: date, latency: float, out: Path, symbols: int, margin: float | None
 
     gate_s = commit_s = 0.0
     outcomes: list[UnitOutcome] = []
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        # as flows/nightly.py does: each batch gated and committed as soon as it is fetched
-        for future in as_completed([pool.submit(timed_fetch, u) for u in units]):
-            batch = future.result()
-            s = time.perf_counter()
-            verdicts = gate(env, [batch], align_on=day)
-            gate_s += time.perf_counter() - s
-            s = time.perf_counter()
-            outcomes += commit(env, [batch], verdicts)
-            commit_s += time.perf_counter() - s
-            after_last[batch.unit.dataset] = time.perf_counter() - t0
+    for wave in session_waves(DATASETS):  # as flows/nightly.py: the master first
+        units = nightly_units(env, day, wave, None)
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            # as flows/nightly.py does: each batch gated and committed as soon as it is fetched
+            for future in as_completed([pool.submit(timed_fetch, u) for u in units]):
+                batch = future.result()
+                s = time.perf_counter()
+                verdicts = gate(env, [batch], align_on=day)
+                gate_s += time.perf_counter() - s
+                s = time.perf_counter()
+                outcomes += commit(env, [batch], verdicts)
+                commit_s += time.perf_counter() - s
+                after_last[batch.unit.dataset] = time.perf_counter() - t0
     t3 = time.perf_counter()
     env.close()
     attempts = client.log.counts()
     outcomes_by_kind = client.log.outcomes()
-    calls = {ep: len([k for k in client.log.attempts if k[0] == ep]) for ep in attempts}
-    bound = max(60.0 * n / QUOTA[ep] for ep, n in calls.items())
+    calls = calls_per_endpoint(client.log)
+    bound = quota_floor(calls)
+    by_dataset = calls_by_dataset(client.log)
     return {
         "day": day.isoformat(),
         "latency_s": latency,
@@ -102,8 +162,13 @@ def run(day: date, latency: float, out: Path, symbols: int, margin: float | None
         "fetch_s_per_dataset": {k: round(v, 2) for k, v in per_unit.items()},
         "committed_at_s": {k: round(v, 2) for k, v in after_last.items()},
         "calls_per_endpoint": calls,
+        "calls_per_dataset": by_dataset,
+        "quota_floor_s_per_dataset": {
+            ds: round(quota_floor(c), 2) for ds, c in sorted(by_dataset.items())
+        },
         "attempts_per_endpoint": attempts,
         "sim_outcomes": outcomes_by_kind,
+        "refused": outcomes_by_kind.get("rate_limited", 0),
         "quota_bound_s": round(bound, 2),
         "ratio_wall_to_bound": round((t3 - t0) / bound, 2) if bound else None,
         "statuses": {o.dataset: [o.status, o.rows] for o in outcomes},

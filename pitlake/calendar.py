@@ -78,6 +78,16 @@ class TradingCalendar:
         self._offline_last: date | None = None
         self._last: date | None = None
 
+    def __reduce__(self) -> str | tuple[object, ...]:
+        """Picklable, so a Prefect flow that calls `is_session` travels to a Dask worker (the
+        flow's function goes by value, with the bound methods it names): the process's calendar
+        goes by name (the worker's own, extended from the lake it opens), another one by value
+        with a fresh lock."""
+        if self is XSHG:
+            return "XSHG"
+        state = {k: v for k, v in vars(self).items() if k != "_lock"}
+        return (_calendar_from_state, (state,))
+
     def _load(self) -> list[date]:
         if self._sessions is None:
             with self._lock:
@@ -199,6 +209,12 @@ class TradingCalendar:
         if self.is_session(d) and at >= session_close(d):
             return d
         return self.previous_session(d)
+
+
+def _calendar_from_state(state: dict[str, object]) -> TradingCalendar:
+    cal = TradingCalendar()
+    vars(cal).update(state)
+    return cal
 
 
 XSHG = TradingCalendar()

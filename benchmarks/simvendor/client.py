@@ -28,6 +28,11 @@ from pitlake.calendar import previous_session
 RATE_LIMIT_TEXT = "抱歉，您每分钟最多访问该接口{n}次，权限的具体详情访问：https://tushare.pro/document/1?doc_id=108。"
 BY_DATE = frozenset({"daily", "adj_factor", "daily_basic", "top_list", "top_inst"})
 STATEMENTS = frozenset({"income", "balancesheet", "cashflow"})
+# The nightly's other endpoints: answered (the call counts against the quota) with no rows.
+UNMODELLED = frozenset(
+    {"news", "major_news", "namechange", "suspend_d", "stk_limit", "limit_list_d"}
+    | {"index_daily", "index_weight", "new_share"}
+)
 
 OK, RATE_LIMITED, TRANSPORT, COLUMNLESS, STALE = (
     "ok",
@@ -161,6 +166,17 @@ class SimClient:
     def answer(
         self, endpoint: str, params: Mapping[str, Any], *, stale: bool = False
     ) -> pd.DataFrame:
+        """The call's rows, one page of them where the vendor caps an answer (`offset`)."""
+        frame = self._rows(endpoint, params, stale=stale)
+        cap = page_caps().get(endpoint)
+        if cap is None:
+            return frame
+        offset = int(params.get("offset") or 0)
+        return frame.iloc[offset : offset + cap].reset_index(drop=True)
+
+    def _rows(
+        self, endpoint: str, params: Mapping[str, Any], *, stale: bool = False
+    ) -> pd.DataFrame:
         m, today = self.market, self.config.today
         if endpoint in BY_DATE:
             day = parse_ymd(str(params["trade_date"]))
@@ -179,14 +195,30 @@ class SimClient:
                 else date(2000, 1, 1)
             )
             return m.statement(endpoint, str(params["ts_code"]), fields, today, since)
+        if endpoint == "disclosure_date" and "end_date" in params:  # one period's schedule
+            return m.disclosure_schedule(parse_ymd(str(params["end_date"])), today)
         if endpoint == "disclosure_date":
             day = parse_ymd(str(params["actual_date"]))
             return m.disclosure_date(day) if day <= today else _empty(endpoint)
         if endpoint == "trade_cal":
             return m.trade_cal(parse_ymd(params["start_date"]), parse_ymd(params["end_date"]))
-        if endpoint in ("news", "major_news"):
+        if endpoint == "stock_basic":
+            return m.stock_basic(str(params.get("list_status") or "L"), today)
+        if endpoint == "anns_d":
+            day = parse_ymd(str(params["ann_date"]))
+            return m.anns_d(day) if day <= today else _empty(endpoint)
+        if endpoint in UNMODELLED:
             return _empty(endpoint)
         raise Exception(f"请指定正确的接口名: {endpoint}")
+
+
+def page_caps() -> dict[str, int]:
+    """Rows per answer of the paged endpoints the simulator fills, as pitlake's fetchers
+    know them (a full page makes them ask for the next one)."""
+    from pitlake.vendors.tushare.disclosure import DISCLOSURE_ROWS_PER_CALL
+    from pitlake.vendors.tushare.fetchers.announcements import ANNS_ROWS_PER_CALL
+
+    return {"disclosure_date": DISCLOSURE_ROWS_PER_CALL, "anns_d": ANNS_ROWS_PER_CALL}
 
 
 def _empty(endpoint: str) -> pd.DataFrame:

@@ -231,6 +231,20 @@ class SimMarket:
         cols = ["ts_code", "ann_date", "end_date", "pre_date", "actual_date"]
         return pd.DataFrame(rows, columns=cols)
 
+    def disclosure_schedule(self, period: date, today: date) -> pd.DataFrame:
+        """Every listed symbol's date for `period`'s report; actual_date once it is past."""
+        idx = self._idx[self.list_ord <= period.toordinal()]
+        ann = [date.fromordinal(int(a)) for a in self.ann_date(idx, period)]
+        return pd.DataFrame(
+            {
+                "ts_code": [self.symbols[int(i)] for i in idx],
+                "ann_date": [ymd(min(a, today)) for a in ann],
+                "end_date": ymd(period),
+                "pre_date": [ymd(a) for a in ann],
+                "actual_date": [ymd(a) if a <= today else None for a in ann],
+            }
+        )
+
     def statement(
         self, endpoint: str, ts_code: str, fields: list[str], today: date, since: date
     ) -> pd.DataFrame:
@@ -266,6 +280,35 @@ class SimMarket:
                     1e6 + 1e9 * _mix(self.seed, i, ords.astype(np.uint64), 100 + j), 2
                 )
         return out
+
+    # ------------------------------------------------------------ the master, notices
+
+    def stock_basic(self, list_status: str, today: date) -> pd.DataFrame:
+        """The listed symbols known by `today` (none delisted or paused in this market)."""
+        idx = self._idx[self.listed_mask(today)] if list_status == "L" else self._idx[:0]
+        return pd.DataFrame(
+            {
+                "ts_code": [self.symbols[i] for i in idx],
+                "name": [f"SIM{int(i):04d}" for i in idx],
+                "list_status": list_status,
+                "list_date": [ymd(date.fromordinal(int(self.list_ord[i]))) for i in idx],
+                "delist_date": None,
+            }
+        )
+
+    def anns_d(self, d: date) -> pd.DataFrame:
+        """One periodic-report notice per symbol announcing on `d`."""
+        codes = self.announcers(d)
+        return pd.DataFrame(
+            {
+                "ann_date": ymd(d),
+                "ts_code": codes,
+                "name": [f"SIM{self._code_of[c]:04d}" for c in codes],
+                "title": "定期报告",
+                "url": [f"http://sim.invalid/{c}/{ymd(d)}.pdf" for c in codes],
+                "rec_time": f"{d.isoformat()} 18:00:00",
+            }
+        )
 
     def trade_cal(self, start: date, end: date) -> pd.DataFrame:
         days = [start + timedelta(days=k) for k in range((end - start).days + 1)]

@@ -72,8 +72,10 @@ class RunEnv:
         # replay source is already raw.
         spec = parse_source(source)
         self.capture_raw = spec.kind == "live" if capture_raw is None else capture_raw
-        self._owners: dict[str, dict[str, str]] = {}  # dataset → symbol → vendor
-        self._universe: tuple[str, ...] | None = None
+        # Read from the stored rows, and kept while the dataset's files are unchanged (a
+        # worker process of a Dask cluster sees another worker's writes: `_version`).
+        self._owners: dict[str, tuple[Any, dict[str, str]]] = {}  # dataset → symbol → vendor
+        self._universe: tuple[Any, tuple[str, ...]] | None = None
         (held,) = schemas.ONE_VENDOR_SERIES or (None,)  # the router holds one such series
         self.router = router or build_router(
             source,
@@ -96,14 +98,22 @@ class RunEnv:
         finally:
             con.close()
 
+    def _version(self, dataset: str) -> tuple[tuple[str, str], ...]:
+        """The dataset's stored files as the catalog records them (partition, content hash):
+        it changes with every write, whichever process or host made it."""
+        return tuple((r.partition, r.sha256) for r in self.catalog.partition_files(dataset))
+
     def _owners_of(self, dataset: str) -> dict[str, str]:
-        owners = self._owners.get(dataset)
-        if owners is None:
-            rows = self._query(
-                "SELECT symbol, arg_max(source, known_at) FROM read_parquet(?) GROUP BY symbol",
-                dataset,
-            )
-            owners = self._owners[dataset] = {s: v for s, v in rows}
+        version = self._version(dataset)
+        cached = self._owners.get(dataset)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        rows = self._query(
+            "SELECT symbol, arg_max(source, known_at) FROM read_parquet(?) GROUP BY symbol",
+            dataset,
+        )
+        owners = {s: v for s, v in rows}
+        self._owners[dataset] = (version, owners)
         return owners
 
     def series_owner(self, dataset: str, symbol: str) -> str | None:
@@ -121,14 +131,16 @@ class RunEnv:
         name, delisted ones and listings after the window included: their news predates
         them): what per-symbol fetches ask about when a run names no symbols. Never another
         dataset's stored rows (a quotes write that failed would hide a symbol for good).
-        None: no master stored (the vendors then refuse a per-symbol fetch)."""
-        if self._universe is None:
+        None: no master stored (the vendors then refuse a per-symbol fetch). Read again
+        whenever the master's files changed, by this process or another one."""
+        version = self._version(schemas.SECURITY_MASTER)
+        if self._universe is None or self._universe[0] != version:
             rows = self._query(
                 "SELECT DISTINCT symbol FROM read_parquet(?) ORDER BY symbol",
                 schemas.SECURITY_MASTER,
             )
-            self._universe = tuple(r[0] for r in rows)
-        return self._universe or None
+            self._universe = (version, tuple(r[0] for r in rows))
+        return self._universe[1] or None
 
     def forget_universe(self) -> None:
         self._universe = None

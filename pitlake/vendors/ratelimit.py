@@ -1,6 +1,12 @@
-"""Per-vendor token buckets: stay under the vendor's quota instead of hitting it (docs/design.md §4).
+"""Per-vendor rate limits: stay under the vendor's quota instead of hitting it (docs/design.md §4).
 
 Each vendor's plugin brings its default rates (`VendorPlugin.rates`); nothing here names one.
+
+Where the pacing state lives: a live client's limiter (`RateLimiter.for_vendor`) paces on the
+credential's shared quota (`pitlake.vendors.quota`: pyrate-limiter buckets in PostgreSQL or a
+SQLite file, one per token, shared by every process and host that uses it; decision 53). The
+token buckets below are the per-process fallback (PITLAKE_QUOTA_URL=process) and what unit
+tests drive with a fake clock. Refusal holds and the answered-calls log stay per process.
 
 Tushare caps calls per endpoint per minute (≈500/min at the basic tier, ≈200/min for statements
 at 2000 points); East Money and Sina block IPs that call too fast. A `RateLimiter` holds one bucket
@@ -37,8 +43,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pitlake.errors import InvalidArgumentsError
+
+if TYPE_CHECKING:
+    from pitlake.vendors.quota import SharedQuota
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]
@@ -189,13 +199,17 @@ class RateLimiter:
         *,
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
+        quota: SharedQuota | None = None,
     ) -> None:
         self.config = config
         self._clock = clock
         self._sleep = sleep
+        # The credential's quota shared with every process and host (pitlake.vendors.quota);
+        # None: the per-process buckets below pace this process alone.
+        self.quota = quota
         self._shared = (
             None
-            if config.unlimited
+            if config.unlimited or quota is not None
             else TokenBucket(
                 config.paced(config.per_min),
                 config.capacity(config.per_min),
@@ -206,7 +220,7 @@ class RateLimiter:
         self._endpoints: dict[str, TokenBucket] = {
             name: TokenBucket(config.paced(rate), config.capacity(rate), clock=clock, sleep=sleep)
             for name, rate in config.endpoints.items()
-            if rate > 0 and not config.unlimited
+            if rate > 0 and not config.unlimited and quota is None
         }
         self._lock = threading.Lock()
         self._served: dict[str, deque[float]] = {}
@@ -224,7 +238,12 @@ class RateLimiter:
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
     ) -> RateLimiter:
-        return cls(rate_config(vendor, env), clock=clock, sleep=sleep)
+        """The vendor's limiter as `env` (default: the process's) configures it: its quota
+        shared by every process on the credential unless PITLAKE_QUOTA_URL=process."""
+        from pitlake.vendors.quota import shared_quota
+
+        config = rate_config(vendor, env)
+        return cls(config, clock=clock, sleep=sleep, quota=shared_quota(vendor, config, env))
 
     @classmethod
     def unlimited(cls) -> RateLimiter:
@@ -238,6 +257,8 @@ class RateLimiter:
         while (hold := self._hold_left(endpoint)) > 0:
             self._sleep(hold)
             waited += hold
+        if self.quota is not None:
+            return waited + self.quota.acquire(endpoint)
         bucket = self._endpoints.get(endpoint.lower())
         if bucket is not None:
             waited += bucket.acquire()

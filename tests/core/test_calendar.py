@@ -133,3 +133,17 @@ def test_extension_from_stored_vendor_calendar() -> None:
 def test_bad_dates_raise_invalid_arguments(bad: object) -> None:
     with pytest.raises(InvalidArgumentsError, match="invalid date"):
         cal.to_date(bad)  # type: ignore[arg-type]
+
+
+def test_the_calendar_pickles_for_a_dask_worker() -> None:
+    """A Prefect flow's function travels to a Dask worker by value, with the calendar methods
+    it names (`is_session`): they pickle, the process's calendar by name, another by value."""
+    import pickle
+
+    import cloudpickle
+
+    assert pickle.loads(pickle.dumps(cal.XSHG)) is cal.XSHG
+    assert cloudpickle.loads(cloudpickle.dumps(cal.is_session))(date(2025, 6, 3))
+    other = cal.XSHG.extended([date(2027, 1, 4)], date(2027, 1, 8))
+    copy = pickle.loads(pickle.dumps(other))
+    assert copy is not other and copy.last == date(2027, 1, 8) and copy.is_session("2027-01-04")

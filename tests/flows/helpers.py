@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pitlake import schemas
+from pitlake.lake.canonical import SUPPLIED_BITEMPORAL
 from pitlake.lake.catalog import Catalog
+from pitlake.lake.store import LakeStore
+from pitlake.pit import KnownAtBasis
+
+# Columns a run stamps on every row it stores (the store adds them; the caller supplies the
+# rest of the bitemporal columns), and the basis whose known_at is the fetch instant itself.
+PER_RUN_COLUMNS = tuple(c for c in schemas.BITEMPORAL_COLUMNS if c not in SUPPLIED_BITEMPORAL)
+FETCH_INSTANT_BASIS = KnownAtBasis.FIRST_SEEN.value
 
 
 def run_nightly(lake: Path, replay: Path, day: str, **kw: Any) -> Any:
@@ -73,3 +83,26 @@ def listed_on(replay: Path, day: str) -> int:
         for r in rows
         if r["list_date"] <= ymd and not (r["delist_date"] and r["delist_date"] <= ymd)
     )
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "tolist"):  # numpy arrays and scalars
+        return _cell(value.tolist())
+    if isinstance(value, list):
+        return [_cell(v) for v in value]
+    return value
+
+
+def dataset_rows(lake: Path, dataset: str) -> list[str]:
+    """Every stored row, sorted, without what a run stamps on it: the per-run columns, and
+    known_at where it is the fetch instant (first seen)."""
+    frame = LakeStore(lake).read_all(dataset).drop(columns=list(PER_RUN_COLUMNS))
+    fetched = frame["known_at_basis"] == FETCH_INSTANT_BASIS
+    frame["known_at"] = frame["known_at"].astype(object).where(~fetched, None)
+    rows = [
+        json.dumps({k: _cell(v) for k, v in row.items()}, sort_keys=True, default=str)
+        for row in frame.to_dict("records")
+    ]
+    return sorted(rows)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import signal
 import sqlite3
@@ -31,10 +30,8 @@ from typer.testing import CliRunner
 
 from pitlake import schemas
 from pitlake.cli import app
-from pitlake.lake.canonical import SUPPLIED_BITEMPORAL
 from pitlake.lake.killpoints import ENV, ENV_NTH
-from pitlake.lake.store import LakeStore
-from pitlake.pit import KnownAtBasis
+from tests.flows.helpers import dataset_rows
 
 REPO = Path(__file__).resolve().parents[2]
 START, END = "2025-06-02", "2025-06-06"  # four sessions (06-02 is the Dragon Boat holiday)
@@ -44,11 +41,6 @@ KILL_AT_NTH = {"after_fetch": 23, "after_gate": 7, "after_rename": 8, "after_rec
 INGEST = (sys.executable, "-m", "pitlake.cli", "ingest", "--source", "replay:sample")
 PARALLEL = 2  # the machine's cores
 TIMEOUT_S = 300
-
-# Columns a run stamps on every row it stores (the store adds them; the caller supplies the
-# rest of the bitemporal columns), and the basis whose known_at is the fetch instant itself.
-PER_RUN_COLUMNS = tuple(c for c in schemas.BITEMPORAL_COLUMNS if c not in SUPPLIED_BITEMPORAL)
-FETCH_INSTANT_BASIS = KnownAtBasis.FIRST_SEEN.value
 
 
 @dataclass
@@ -138,29 +130,6 @@ def _rows(lake: Path, sql: str) -> list[tuple[Any, ...]]:
         return con.execute(sql).fetchall()
     finally:
         con.close()
-
-
-def _cell(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if hasattr(value, "tolist"):  # numpy arrays and scalars
-        return _cell(value.tolist())
-    if isinstance(value, list):
-        return [_cell(v) for v in value]
-    return value
-
-
-def dataset_rows(lake: Path, dataset: str) -> list[str]:
-    """Every stored row, sorted, without what a run stamps on it: the per-run columns, and
-    known_at where it is the fetch instant (first seen)."""
-    frame = LakeStore(lake).read_all(dataset).drop(columns=list(PER_RUN_COLUMNS))
-    fetched = frame["known_at_basis"] == FETCH_INSTANT_BASIS
-    frame["known_at"] = frame["known_at"].astype(object).where(~fetched, None)
-    rows = [
-        json.dumps({k: _cell(v) for k, v in row.items()}, sort_keys=True, default=str)
-        for row in frame.to_dict("records")
-    ]
-    return sorted(rows)
 
 
 def partition_files(lake: Path) -> list[tuple[str, str, str, int]]:

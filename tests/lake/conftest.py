@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,28 @@ def _backends() -> list[Any]:
 def _with_search_path(url: str, schema: str) -> str:
     sep = "&" if "?" in url else "?"
     return f"{url}{sep}options=-csearch_path%3D{schema}"
+
+
+@contextmanager
+def fresh_pg_url() -> Iterator[str | None]:
+    """A fresh PostgreSQL schema's URL, or None (SQLite beside the lake)."""
+    if not PG_URL:
+        if IN_CI:
+            pytest.fail("CI=true but PITLAKE_TEST_PG_URL is not set (scripts/test.sh starts one)")
+        yield None
+        return
+    from sqlalchemy import create_engine
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(resolve_url(PG_URL, None))
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield _with_search_path(PG_URL, schema)
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
 
 
 @pytest.fixture(params=_backends())

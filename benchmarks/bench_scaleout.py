@@ -1,0 +1,200 @@
+"""Scale-out on one token: the whole nightly over a 2-worker Dask cluster, and at the same time
+a second ingesting process (`pitlake ingest`) on the same Tushare token, against one simulated
+vendor that enforces the quota for both (issue 31, decision 53).
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.bench_scaleout --day 2025-04-28 \
+        --latency 0.15 --out benchmarks/out/scaleout
+
+The simulator (`benchmarks/simvendor/http.py`, quotas as in bench_nightly) serves on loopback
+from this process; a Prefect server runs for both runs (Dask workers need one). The Dask run is
+`flows.nightly` with prefect-dask's DaskTaskRunner on a `distributed.LocalCluster` (2 worker
+processes); the second process is the command operators run. Both reach the vendor through the
+live Tushare client, each paced by the token's shared quota (PITLAKE_QUOTA_URL: a SQLite file
+beside the output). Reports the refusals the vendor sent, both walls, the calls per endpoint and
+per dataset of the two runs together, and the wall against their quota floor (the time the quota
+alone needs for all the calls of both)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_nightly import (
+    QUOTA,
+    bucket_env,
+    calls_by_dataset,
+    calls_per_endpoint,
+    quota_floor,
+    quota_store,
+)
+from benchmarks.simvendor import SimClient, SimConfig, SimMarket
+from benchmarks.simvendor.http import running_server
+
+TOKEN = "bench-scaleout-token"
+QUIET = {
+    "PITLAKE_OFFLINE": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_LOGGING_LOGGERS_PREFECT_SERVER_LEVEL": "CRITICAL",
+    "GX_ANALYTICS_ENABLED": "false",
+    "TQDM_DISABLE": "1",
+}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def prefect_server(home: Path) -> Iterator[str]:
+    """A Prefect server on loopback for the benchmark's runs; stopped by its process group."""
+    home.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    env = {**os.environ, **QUIET, "PREFECT_HOME": str(home)}
+    env.pop("PREFECT_API_URL", None)
+    prefect = Path(sys.executable).parent / "prefect"
+    with open(home / "server.log", "w") as log:
+        proc = subprocess.Popen(
+            [str(prefect), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}/api"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the Prefect server did not start (see server.log)")
+                time.sleep(0.5)
+            yield url
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run(
+    day: date, latency: float, out: Path, symbols: int, per_process: bool = False
+) -> dict[str, Any]:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    client = SimClient(SimMarket(n_symbols=symbols), SimConfig(latency, quota=QUOTA, today=day))
+    with prefect_server(out / "prefect") as api, running_server(client, tokens={TOKEN}) as server:
+        os.environ.update(
+            {
+                **QUIET,
+                **bucket_env(quota_url="process" if per_process else quota_store(out / "quota")),
+                "PREFECT_API_URL": api,
+                "PREFECT_HOME": str(out / "prefect"),
+                "PITLAKE_TUSHARE_URL": server.url,
+                "TUSHARE_TOKEN": TOKEN,
+            }
+        )
+        t0 = time.perf_counter()
+        second = subprocess.Popen(
+            [
+                *(str(Path(sys.executable).parent / "pitlake"), "ingest", "--date", str(day)),
+                *("--vendors", "tushare", "--lake", str(out / "second")),
+                *("--not-ready-retries", "0", "--json"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        from distributed import LocalCluster
+        from pitlake.flows.nightly import nightly
+        from prefect_dask import DaskTaskRunner
+
+        with LocalCluster(
+            n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
+        ) as cluster:
+            flow = nightly.with_options(
+                task_runner=DaskTaskRunner(address=cluster.scheduler_address)
+            )
+            state = flow(
+                trade_date=day.isoformat(),
+                source="vendors:tushare",
+                lake=str(out / "dask"),
+                not_ready_retries=0,
+                return_state=True,
+            )
+            dask_wall = time.perf_counter() - t0
+        stdout, stderr = second.communicate(timeout=3600)
+        wall = time.perf_counter() - t0
+        replies = dict(server.replies)
+    dask_summary = state.result(raise_on_failure=False)
+    second_summary = json.loads(stdout) if stdout.strip().startswith("{") else None
+    if second_summary is None:
+        print(stderr[-3000:], file=sys.stderr)
+    calls = calls_per_endpoint(client.log)
+    by_dataset = calls_by_dataset(client.log)
+    floor = quota_floor(calls)
+    return {
+        "day": day.isoformat(),
+        "latency_s": latency,
+        "symbols": symbols,
+        "dask_workers": 2,
+        "quota": "per process" if per_process else "shared",
+        "refused": replies.get("rate_limit", 0),
+        "http_replies": replies,
+        "wall_s": round(wall, 2),
+        "dask_run_wall_s": round(dask_wall, 2),
+        "second_process_exit": second.returncode,
+        "calls_per_endpoint": calls,
+        "quota_floor_s": round(floor, 2),
+        "quota_floor_s_per_dataset": {
+            ds: round(quota_floor(c), 2) for ds, c in sorted(by_dataset.items())
+        },
+        "ratio_wall_to_floor": round(wall / floor, 2) if floor else None,
+        "statuses_dask": {d["dataset"]: d["status"] for d in dask_summary["datasets"]},
+        "statuses_second": {
+            d["dataset"]: d["status"] for d in (second_summary or {}).get("datasets", [])
+        },
+        "load_average_after": os.getloadavg(),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--day", default="2025-04-28")
+    ap.add_argument("--latency", type=float, default=0.15)
+    ap.add_argument("--symbols", type=int, default=5300)
+    ap.add_argument("--out", default="benchmarks/out/scaleout")
+    ap.add_argument(
+        "--per-process", action="store_true", help="each process its own buckets (the old way)"
+    )
+    a = ap.parse_args()
+    result = run(date.fromisoformat(a.day), a.latency, Path(a.out), a.symbols, a.per_process)
+    print(json.dumps(result, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()
