@@ -18,11 +18,14 @@ import re
 import threading
 from collections.abc import Collection, Mapping
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from pitlake import limit_rules as rules
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UP, DOWN, BROKEN = "up", "down", "broken"
 POOLS: tuple[str, ...] = (UP, DOWN, BROKEN)
@@ -42,11 +45,15 @@ class _BoardTable:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._table = pd.Series([], dtype="int8")
+        self._table: pd.Series | None = None  # built by the first look-up (pandas then)
 
     def lookup(self, codes: pd.Index) -> np.ndarray:
+        import pandas as pd
+
         codes = pd.Index([c if isinstance(c, str) else None for c in codes], dtype=object)
         with self._lock:
+            if self._table is None:
+                self._table = pd.Series([], dtype="int8")
             missing = codes.dropna().difference(self._table.index, sort=False)
             if len(missing):
                 rows = pd.Series(rules.board_codes(missing), index=missing, dtype="int8")
@@ -104,6 +111,8 @@ def row_regimes(
     trading day is the row's own. Without a security master (`ages_known` False) a code's
     age is unknown, so its limit is UNKNOWN, unless the frame itself holds enough of its
     earlier sessions to prove it past every new-listing window (never guessed seasoned)."""
+    import pandas as pd
+
     n = len(frame)
     if "symbol" not in frame.columns or n == 0:
         nan = np.full(n, np.nan)
@@ -173,6 +182,8 @@ def limit_prices(pre_close: np.ndarray, ratio: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _numbers(frame: pd.DataFrame, col: str) -> np.ndarray:
+    import pandas as pd
+
     if col not in frame.columns:
         return np.full(len(frame), np.nan)
     values = frame[col]
@@ -183,12 +194,16 @@ def _numbers(frame: pd.DataFrame, col: str) -> np.ndarray:
 
 def _days(col: pd.Series) -> np.ndarray:
     """Each row's day as datetime64[D] (an instant or a date at midnight is its day)."""
+    import pandas as pd
+
     values = col.to_numpy() if col.dtype.kind == "M" else pd.to_datetime(col).to_numpy()
     return values.astype("datetime64[D]")
 
 
 def _codes(symbols: pd.Series) -> np.ndarray:
     """Integer codes of the symbols (a categorical's own codes: no hashing of 24M strings)."""
+    import pandas as pd
+
     if isinstance(symbols.dtype, pd.CategoricalDtype):
         return np.asarray(symbols.cat.codes)
     return pd.factorize(symbols)[0]
@@ -221,6 +236,8 @@ def issue_price_rows(
 ) -> np.ndarray | None:
     """Per row: its code's issue price on an approval-regime first day (NaN elsewhere and
     where none is given); None when no row needs one."""
+    import pandas as pd
+
     if not regime.on_issue.any():
         return None
     if not issue_prices:
@@ -268,6 +285,8 @@ def row_limit_prices(
 
 def _per_row(out: pd.DataFrame, table: pd.DataFrame, col: str) -> np.ndarray:
     """`table`'s `col` for each (symbol, trade_date) of `out` (NaN where it has none)."""
+    import pandas as pd
+
     key = ["symbol", "trade_date"]
     right = table[[*key, col]].drop_duplicates(key, keep="last")
     right = right.assign(
@@ -323,6 +342,8 @@ def classify(
     (`vendor_up_limit`, `vendor_down_limit`). The published price is the one used where the
     rule gives a limit or cannot (unknown); on a no-limit session neither is, and the code is
     in no pool. `disagreements` lists where the two differ."""
+    import pandas as pd
+
     out = bars.reset_index(drop=True)
     if out.empty:
         return out.assign(
@@ -382,6 +403,8 @@ def disagreements(classified: pd.DataFrame) -> list[dict[str, object]]:
     """Rows of `classify(…, authority)` whose published limit prices are not the rule's:
     each with both pairs (the rule's None where it gives no limit or cannot), never one
     silently preferred."""
+    import pandas as pd
+
     if "vendor_up_limit" not in classified.columns or classified.empty:
         return []
     v_up, v_down = classified["vendor_up_limit"], classified["vendor_down_limit"]
@@ -404,6 +427,8 @@ def disagreements(classified: pd.DataFrame) -> list[dict[str, object]]:
 
 
 def _price(value: object) -> float | None:
+    import pandas as pd
+
     return None if value is None or pd.isna(value) else round(float(value), 2)  # type: ignore[arg-type]
 
 
@@ -421,6 +446,8 @@ def ladder(classified: pd.DataFrame) -> pd.Series:
     """Per row of `classify`'s frame (any order): limit-up closes in a row ending there
     (up), limit-down closes in a row (down), the run a broken board ended (broken), 0
     elsewhere; rows in a row are the code's own rows in date order."""
+    import pandas as pd
+
     if classified.empty:
         return pd.Series([], dtype="int64")
     codes = _codes(classified["symbol"])

@@ -11,17 +11,21 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pitlake.pit import iso_beijing, iso_beijing_many
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def json_value(v: Any) -> Any:
+    import pandas as pd
+
     if v is None or v is pd.NaT:
         return None
     if isinstance(v, bool | str | int):
@@ -53,6 +57,8 @@ def _column(s: pd.Series) -> list[Any]:
     (a session close, a date, a symbol) is converted once: answers repeat them a lot, and
     per-cell conversion dominated large answers (measured: 19 s → under 2 s for 350k
     statement versions)."""
+    import pandas as pd
+
     if pd.api.types.is_float_dtype(s.dtype):
         return _floats(s.to_numpy(dtype="float64"))
     if pd.api.types.is_bool_dtype(s.dtype) and s.dtype != object:

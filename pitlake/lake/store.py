@@ -26,10 +26,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -51,6 +50,9 @@ from pitlake.lake.versions import new_versions, versions_matching
 from pitlake.lake.zones import CURATED, ZONES, QuarantineZone, RawZone, safe_segment
 from pitlake.schemas import Dataset
 from pitlake.schemas import get as get_schema
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PART_FILE = "part.parquet"
 # A conditional PUT that finds another writer's object starts the partition's read-merge-write
@@ -174,6 +176,8 @@ class LakeStore:
 
     def read_all(self, dataset: str) -> pd.DataFrame:
         """Every stored version of a dataset (all partitions), for tests and tools."""
+        import pandas as pd
+
         schema = get_schema(dataset)
         frames = [self.fs.parquet(p.path).read().to_pandas() for p in self.list_partitions(dataset)]
         frames = [f for f in frames if len(f)]
@@ -280,6 +284,8 @@ class LakeStore:
 
     def _versions_of_keys(self, schema: Dataset, batch: pd.DataFrame) -> pd.DataFrame | None:
         """Stored versions of the batch's keys, wherever they are partitioned."""
+        import pandas as pd
+
         cols = list(dict.fromkeys([*schema.key, *schema.value_columns, "known_at"]))
         frames = [
             versions_matching(self.fs.parquet(part.path).read(columns=cols), schema, batch)

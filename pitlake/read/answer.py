@@ -7,10 +7,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -22,6 +21,9 @@ from pitlake.read.cutoff import Ask
 from pitlake.read.status import Gap, LedgerView, gaps_meta, vendor_trace
 from pitlake.schemas import BITEMPORAL_COLUMNS, Dataset
 from pitlake.statuses import DateStatus, ResultStatus
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def sources(data: pd.DataFrame | pa.Table) -> str | None:

@@ -33,9 +33,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.vendors.baostock.classify import (
     NO_LOGIN,
@@ -46,6 +44,9 @@ from pitlake.vendors.baostock.classify import (
     classify_baostock,
 )
 from pitlake.vendors.library_client import LibraryClient
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,8 @@ class BaostockClient(LibraryClient):
 
     def _query(self, fn: Callable[..., Any], endpoint: str, params: dict[str, Any]) -> pd.DataFrame:
         """One query and all its pages → a frame of strings; a non-zero code raises."""
+        import pandas as pd
+
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             reply = fn(**params)
