@@ -43,7 +43,6 @@ from pitlake.lake.fs import (
     open_fs,
 )
 from pitlake.lake.killpoints import kill_point
-from pitlake.lake.lease import DATASET_WIDE, Coordinator, Holding
 from pitlake.lake.parquet import atomic_write_bytes, conform, parquet_bytes, sorted_releasing
 from pitlake.lake.tempfiles import sweep_orphans
 from pitlake.lake.versions import new_versions, versions_matching
@@ -51,8 +50,10 @@ from pitlake.lake.zones import CURATED, ZONES, QuarantineZone, RawZone, safe_seg
 from pitlake.schemas import Dataset
 from pitlake.schemas import get as get_schema
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the lease (SQLAlchemy tables) is for writes only
     import pandas as pd
+
+    from pitlake.lake.lease import Coordinator, Holding
 
 PART_FILE = "part.parquet"
 # A conditional PUT that finds another writer's object starts the partition's read-merge-write
@@ -217,6 +218,8 @@ class LakeStore:
                         if attempt == CONFLICT_ATTEMPTS:
                             raise
         else:
+            from pitlake.lake.lease import DATASET_WIDE
+
             with self._hold(schema.name, DATASET_WIDE, self.dataset_dir(schema.name)):
                 existing = self._versions_of_keys(schema, batch)
                 added, revisions = new_versions(schema, batch, existing, ingested)
