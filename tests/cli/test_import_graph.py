@@ -78,6 +78,35 @@ def test_a_read_imports_no_orchestrator_validator_server_or_vendor_sdk(
     }
 
 
+# What a read loads only to write, or what has a lighter stand-in on the read path (decision 54):
+# the lease's SQLAlchemy tables, the dialects' upserts, exchange-calendars (its snapshot is read).
+NOT_IN_A_ONE_SYMBOL_READ = (
+    "pitlake.lake.lease",
+    "sqlalchemy.dialects.postgresql",
+    "exchange_calendars",
+    "pitlake.pipeline",
+)
+
+
+def test_a_one_symbol_query_reads_the_calendar_snapshot_and_loads_no_writer(
+    built_lake: Path, tmp_path: Path
+) -> None:
+    code, modules = imported(tmp_path, *READS["query"], "--lake", str(built_lake))
+    assert code == 0
+    assert not {m for m in modules if m.startswith(NOT_IN_A_ONE_SYMBOL_READ)}
+
+
+def test_loading_the_query_command_loads_no_pandas_and_no_catalog(tmp_path: Path) -> None:
+    """The query command's module and its options (generated from the specs' query models)
+    import the specs' Arrow fields, not pandas, the catalog or DuckDB: `pitlake query --help`
+    and every refusal before a read pay only for those."""
+    code, modules = imported(tmp_path, "query", "quotes", "--help")
+    assert code == 0
+    assert "pitlake.commands.query" in modules
+    heavy = {"pandas", "sqlalchemy", "duckdb", "exchange_calendars"}
+    assert tops(modules).isdisjoint(heavy), sorted(tops(modules) & heavy)
+
+
 def test_help_imports_no_command_module_and_no_data_stack(tmp_path: Path) -> None:
     code, modules = imported(tmp_path, "--help")
     assert code == 0
