@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
@@ -24,15 +25,14 @@ if TYPE_CHECKING:
 
 
 def json_value(v: Any) -> Any:
-    import pandas as pd
-
-    if v is None or v is pd.NaT:
+    pd = sys.modules.get("pandas")  # a pandas value exists only once pandas is loaded
+    if v is None or (pd is not None and v is pd.NaT):
         return None
     if isinstance(v, bool | str | int):
         return v
     if isinstance(v, float):
         return v if math.isfinite(v) else None
-    if isinstance(v, pd.Timestamp | datetime):
+    if isinstance(v, datetime):  # pandas.Timestamp too
         return iso_beijing(v)
     if isinstance(v, date):
         return v.isoformat()
