@@ -9,7 +9,7 @@ give nulls here, never exceptions: the schema expectations report those.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 
 import numpy as np
@@ -18,7 +18,8 @@ import pyarrow as pa
 
 from pitlake.calendar import BEIJING, is_session
 from pitlake.errors import InvalidArgumentsError
-from pitlake.limits import issue_price_rows, row_limit_prices, row_regimes, with_issue_prices
+from pitlake.limit_rows import issue_price_rows, row_regimes, with_issue_prices
+from pitlake.limits import row_limit_prices
 from pitlake.pit import is_quarter_end, latest_admissible_known_at, statutory_deadline
 
 DQ_PREFIX = "_dq_"
@@ -142,16 +143,20 @@ def price_move_columns(
     in_prices: bool,
     ages_known: bool = True,
     issue_prices: Mapping[str, float] | None = None,
+    delisting: Mapping[str, Sequence[tuple[date, date | None]]] | None = None,
 ) -> dict[str, object]:
-    """Observed vs allowed, by the limit in force on each row (pitlake.limits.row_regimes:
+    """Observed vs allowed, by the limit in force on each row (pitlake.limit_rows.row_regimes:
     NaN, so no check, on a no-limit session or where the limit is unknown). With prices
     (`in_prices`) the move is how far the close, high or low lies past the limit price
     (元; ≤ 0 inside), allowed half a tick: one tick past it is impossible data. A bar without
     pre_close takes its reference from pct_chg, whose rounding widens the allowance. A list
     with only pct_chg compares |pct_chg| with the ratio in percent points plus a tick. An
     approval-regime first day is judged on its code's issue price (`issue_prices`), and not
-    at all without one (unknown)."""
-    regime = row_regimes(frame, day, st_symbols, new_listings, ages_known=ages_known)
+    at all without one (unknown). A session inside a delisting-arrangement period
+    (`delisting`) is judged by that period's rule."""
+    regime = row_regimes(
+        frame, day, st_symbols, new_listings, ages_known=ages_known, delisting=delisting
+    )
     issue = issue_price_rows(frame, regime, issue_prices)
     regime = with_issue_prices(regime, issue)
     close, pct = _numeric(frame, "close"), _numeric(frame, "pct_chg")

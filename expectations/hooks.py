@@ -231,6 +231,7 @@ def _moves(in_prices: bool) -> Derive:
             in_prices=in_prices,
             ages_known=ctx.listing_ages_known,
             issue_prices=ctx.issue_prices,
+            delisting=ctx.delisting,
         )
 
     return derive

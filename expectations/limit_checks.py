@@ -17,7 +17,7 @@ codes without a limit that day (new listings) are not compared.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime
 
 import numpy as np
@@ -34,7 +34,7 @@ from pitlake.expectations.verdict import (
 )
 from pitlake.schemas import SCHEMAS, UNIVERSE_SOURCE
 
-from pitlake import limits
+from pitlake import limit_rows, limits
 from pitlake.statuses import LedgerStatus
 
 POOLS_CHECK, PRICES_CHECK = "pools", "prices"
@@ -49,8 +49,18 @@ def _names(batches: Mapping[str, pd.DataFrame]) -> dict[str, str]:
     return out
 
 
-States = tuple[Mapping[str, Collection[date]], Mapping[str, date]]
-NO_STATES: States = ({}, {})
+# (symbol → its ST days, symbol → its first trading day, symbol → its delisting periods)
+States = tuple[
+    Mapping[str, Collection[date]],
+    Mapping[str, date],
+    Mapping[str, Sequence[tuple[date, date | None]]],
+]
+NO_STATES: States = ({}, {}, {})
+
+
+def _parts(states: States | tuple) -> States:
+    """The three parts of `states` (a pair without delisting periods has none)."""
+    return (states[0], states[1], states[2] if len(states) > 2 else {})
 
 
 def st_by_limits(prices: pd.DataFrame | None) -> frozenset[str]:
@@ -58,8 +68,8 @@ def st_by_limits(prices: pd.DataFrame | None) -> frozenset[str]:
     if prices is None or prices.empty:
         return frozenset()
     day = pd.to_datetime(prices["trade_date"]).to_numpy().astype("datetime64[s]")
-    normal = limits.limit_ratios(prices, day, frozenset(), frozenset())
-    st = limits.limit_ratios(prices, day, frozenset(prices["symbol"]), frozenset())
+    normal = limit_rows.limit_ratios(prices, day, frozenset(), frozenset())
+    st = limit_rows.limit_ratios(prices, day, frozenset(prices["symbol"]), frozenset())
     pre = pd.to_numeric(prices["pre_close"], errors="coerce").to_numpy(float)
     up_n, _ = limits.limit_prices(pre, normal)
     up_st, _ = limits.limit_prices(pre, st)
@@ -99,8 +109,10 @@ def pool_differences(
     list no ST; an approval-regime first day judged on `issue_prices`)."""
     days = set(pd.to_datetime(vendor["trade_date"]).dt.date)
     today = bars[pd.to_datetime(bars["trade_date"]).dt.date.isin(days)]
-    st_days, listed = states
-    derived = limits.classify(today, st_days or st, listed, prices, issue_prices=issue_prices)
+    st_days, listed, periods = _parts(states)
+    derived = limits.classify(
+        today, st_days or st, listed, prices, issue_prices=issue_prices, delisting=periods
+    )
     derived = derived[derived["pool"].notna()]
     derived = derived[~_st_on(st, states, derived)]
     mine, theirs = _keyed(derived), _keyed(vendor[~_st_on(st, states, vendor)])
@@ -116,12 +128,13 @@ def _fits(
     st: object,
     listed: object,
     issue_prices: Mapping[str, float] | None = None,
+    periods: Mapping[str, Sequence[tuple[date, date | None]]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(fits, judged, rule up, rule down): the published prices against the rule's (an
     approval-regime first day on its issue price; not judged without one)."""
-    regime = limits.row_regimes(vendor, day, st, listed)  # type: ignore[arg-type]
-    issue = limits.issue_price_rows(vendor, regime, issue_prices)
-    regime = limits.with_issue_prices(regime, issue)
+    regime = limit_rows.row_regimes(vendor, day, st, listed, delisting=periods)  # type: ignore[arg-type]
+    issue = limit_rows.issue_price_rows(vendor, regime, issue_prices)
+    regime = limit_rows.with_issue_prices(regime, issue)
     up, down = limits.row_limit_prices(pre, regime, issue)
     ok = (np.abs(vendor["up_limit"].to_numpy(float) - up) < limits.HALF_TICK) & (
         np.abs(vendor["down_limit"].to_numpy(float) - down) < limits.HALF_TICK
@@ -139,9 +152,9 @@ def price_differences(
     listing age; without them a price that is the rule's as ST or as not ST is accepted."""
     day = pd.to_datetime(vendor["trade_date"]).to_numpy().astype("datetime64[s]")
     pre = pd.to_numeric(vendor["pre_close"], errors="coerce").to_numpy(float)
-    st_days, listed = states
-    if st_days or listed:
-        fits, judged, up, down = _fits(vendor, day, pre, st_days, listed, issue_prices)
+    st_days, listed, periods = _parts(states)
+    if st_days or listed or periods:
+        fits, judged, up, down = _fits(vendor, day, pre, st_days, listed, issue_prices, periods)
         labels = np.where(_st_on(frozenset(), states, vendor), "ST", "not ST")
     else:
         fits, judged, up, down = _fits(vendor, day, pre, frozenset(), frozenset())
@@ -180,7 +193,7 @@ def check_limits(
         (f for n, f in batches.items() if SCHEMAS[n].bars_check == PRICES_CHECK and not f.empty),
         None,
     )
-    st = limits.st_names(_names(batches)) | st_by_limits(prices)
+    st = limit_rows.st_names(_names(batches)) | st_by_limits(prices)
     out: dict[str, Verdict] = {}
     for name, frame in batches.items():
         kind = SCHEMAS[name].bars_check

@@ -3,7 +3,7 @@ facts), shared by the batch checks, their findings and the run-level alignment."
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -37,6 +37,9 @@ class RunContext:
     # symbol → its issue price (元), the base of an approval-regime first day's limits
     # (the stored new shares'); a first day without one has an unknown limit, not checked.
     issue_prices: Mapping[str, float] = field(default_factory=dict)
+    # symbol → its delisting-arrangement periods (first day, last day or None) from the
+    # stored master's names: a session inside one is judged by that period's rule.
+    delisting: Mapping[str, Sequence[tuple[date, date | None]]] = field(default_factory=dict)
     row_count_floor: float | None = None  # overrides the spec's row_count_floor
     validated_at: datetime | None = None  # the verdict's clock; now when None
 

@@ -18,28 +18,46 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from enum import IntEnum
+from typing import NamedTuple
 
 import numpy as np
 
 from pitlake.calendar import XSHG
 from pitlake.errors import CalendarRangeError, InvalidArgumentsError
-from pitlake.symbols import PRICE_LIMIT, ST_LIMIT_ENDS, ST_PRICE_LIMIT, Board, parse
+from pitlake.symbols import PRICE_LIMIT, ST_LIMIT_ENDS, ST_PRICE_LIMIT, Board, Exchange, parse
 
 # ---------------------------------------------------------------- the dated facts (§ regimes)
 
 ORDINARY_SINCE = date(1996, 12, 16)  # SSE/SZSE ±10 % on every stock
 ST_SINCE = date(1998, 4, 22)  # special treatment (ST) begins: ±5 %
-FIRST_DAY_BOUND_SINCE = date(2014, 1, 1)  # IPO first day bounded by the issue price
+SSE_FIRST_DAY_BOUND = date(2013, 12, 13)  # SSE IPO first day: 64 %..144 % of the issue price
+SZSE_FIRST_DAY_BOUND = date(2014, 6, 13)  # SZSE's (main board and ChiNext) from this day
 CHINEXT_REFORM = date(2020, 8, 24)  # ChiNext registration regime: ±20 %, 5 free sessions
 MAIN_REGISTRATION = date(2023, 4, 10)  # main board registration regime: 5 free sessions
 STAR_OPENS = date(2019, 7, 22)  # STAR Market: ±20 %, 5 free sessions
 BSE_OPENS = date(2021, 11, 15)  # Beijing Stock Exchange: ±30 %, first day free
+SZSE_DELISTING_SINCE = date(2012, 12, 17)  # SZSE delisting-arrangement period (退市整理期)
+SSE_DELISTING_SINCE = date(2013, 1, 1)  # SSE's (the risk-warning board's measures)
+DELISTING_FIRST_DAY_FREE = date(2020, 12, 31)  # the period's first session: no limit
+SZSE_MIN_TICK_SINCE = date(2011, 2, 28)  # a limit less than a tick off: pre_close ± 0.01
+SSE_MIN_TICK_SINCE = date(2023, 4, 10)  # the same rule at the SSE (2023 trading rules)
+# A limit can round onto its base only below this (¥0.30 at the smallest ratio, ±5 %)
+FLOOR_BELOW = 0.31
 FREE_SESSIONS = 5  # the registration boards' no-limit window (sessions 1..5)
 FIRST_DAY_UP, FIRST_DAY_DOWN = 0.44, 0.36  # approval regime's first day, on the issue price
 MAIN_RATIO, ST_RATIO = PRICE_LIMIT[Board.MAIN], ST_PRICE_LIMIT
 GROWTH_RATIO, BSE_RATIO = PRICE_LIMIT[Board.STAR], PRICE_LIMIT[Board.BSE]
 # Sessions before a window whose first trading days still matter (a listing's free window)
 LISTING_LOOKBACK = FREE_SESSIONS
+
+
+class Period(NamedTuple):
+    """A delisting-arrangement period of one code: its first day, its last (None while open),
+    and whether it is known; `known` False marks a span that may hold one, its days unknown."""
+
+    start: date
+    end: date | None
+    known: bool = True
 
 
 class State(IntEnum):
@@ -49,7 +67,18 @@ class State(IntEnum):
 
 
 STATE_NAMES = {State.LIMITED: "limited", State.NO_LIMIT: "none", State.UNKNOWN: "unknown"}
-_BOARD_CODE = {Board.MAIN: 0, Board.B: 0, Board.CHINEXT: 1, Board.STAR: 2, Board.BSE: 3}
+# A code's board as a small int: the main board (and B shares) by exchange, whose rules
+# differ in their dates (first-day bounds, delisting periods, the one-tick floor)
+MAIN_SH, CHINEXT, STAR, BSE, MAIN_SZ = range(5)
+_BOARD_CODE = {
+    (Board.MAIN, Exchange.SH): MAIN_SH,
+    (Board.B, Exchange.SH): MAIN_SH,
+    (Board.MAIN, Exchange.SZ): MAIN_SZ,
+    (Board.B, Exchange.SZ): MAIN_SZ,
+    (Board.CHINEXT, Exchange.SZ): CHINEXT,
+    (Board.STAR, Exchange.SH): STAR,
+    (Board.BSE, Exchange.BJ): BSE,
+}
 _D = "datetime64[D]"
 
 
@@ -59,21 +88,25 @@ def _d(day: date) -> np.datetime64:
 
 @dataclass(frozen=True)
 class Regimes:
-    """Per row: the state, the up and down ratios (NaN unless LIMITED), and whether the base
-    is the issue price (an approval-regime first day) rather than the previous close."""
+    """Per row: the state, the up and down ratios (NaN unless LIMITED), whether the base
+    is the issue price (an approval-regime first day) rather than the previous close, and
+    whether a limit price less than a tick off the previous close is moved to one tick."""
 
     state: np.ndarray  # int8 of State
     up: np.ndarray
     down: np.ndarray
     on_issue: np.ndarray  # bool
+    min_tick: np.ndarray | None = None  # bool; None: nowhere
 
 
 def board_codes(codes: object) -> np.ndarray:
-    """Each code's board as a small int (MAIN/B 0, ChiNext 1, STAR 2, BSE 3; -1 unparseable)."""
+    """Each code's board as a small int (MAIN_SH, CHINEXT, STAR, BSE, MAIN_SZ; B shares
+    with their exchange's main board; -1 unparseable)."""
     out = []
     for c in codes:  # type: ignore[attr-defined]
         try:
-            out.append(_BOARD_CODE[parse(c).board])
+            p = parse(c)
+            out.append(_BOARD_CODE.get((p.board, p.exchange), -1))
         except InvalidArgumentsError:
             out.append(-1)
     return np.array(out, dtype=np.int8)
@@ -99,16 +132,22 @@ def listing_ages(day: np.ndarray, first_day: np.ndarray) -> np.ndarray:
 
 
 def regimes(
-    board: np.ndarray, day: np.ndarray, first_day: np.ndarray, is_st: np.ndarray
+    board: np.ndarray,
+    day: np.ndarray,
+    first_day: np.ndarray,
+    is_st: np.ndarray,
+    delisting: np.ndarray | None = None,
 ) -> Regimes:
     """The regime table applied to every row at once (board from `board_codes`, the
-    session, the code's first trading day or NaT for a seasoned code, its ST state)."""
+    session, the code's first trading day or NaT for a seasoned code, its ST state, and
+    the first day of the delisting period the row's session is in, NaT outside one)."""
     n = len(board)
     day = day.astype(_D)
     first = first_day.astype(_D)
     age = listing_ages(day, first)
     up = np.full(n, np.nan)
-    main, chinext, star, bse = (board == k for k in range(4))
+    sh, chinext, star, bse, sz = (board == k for k in range(5))
+    main = sh | sz
     # ChiNext followed the main board's rules until its reform
     main_rules = main | (chinext & (day < _d(CHINEXT_REFORM)))
     st_main = main_rules & is_st & (day >= _d(ST_SINCE)) & (day < _d(ST_LIMIT_ENDS))
@@ -120,24 +159,73 @@ def regimes(
     state = np.where(np.isnan(up), State.UNKNOWN, State.LIMITED).astype(np.int8)
     down = up.copy()
     on_issue = np.zeros(n, dtype=bool)
+    first_of = age == 1
     # new listings: the registration boards' free sessions
+    window = (age >= 1) & (age <= FREE_SESSIONS)
     free = (
-        (star & (first >= _d(STAR_OPENS)) & (age >= 1) & (age <= FREE_SESSIONS))
-        | (chinext & (first >= _d(CHINEXT_REFORM)) & (age >= 1) & (age <= FREE_SESSIONS))
-        | (main & (first >= _d(MAIN_REGISTRATION)) & (age >= 1) & (age <= FREE_SESSIONS))
-        | (bse & (first >= _d(BSE_OPENS)) & (age == 1))
+        (star & (first >= _d(STAR_OPENS)) & window)
+        | (chinext & (first >= _d(CHINEXT_REFORM)) & window)
+        | (main & (first >= _d(MAIN_REGISTRATION)) & window)
+        | (bse & (first > _d(BSE_OPENS)) & first_of)
     )
-    # the approval regime's first day (main board; ChiNext before its reform)
-    approval_first = (age == 1) & ~free & (main | (chinext & (first < _d(CHINEXT_REFORM))))
-    unbounded = approval_first & (first < _d(FIRST_DAY_BOUND_SINCE))
-    bounded = approval_first & ~unbounded
-    state = np.where(free | unbounded, State.NO_LIMIT, state).astype(np.int8)
-    up = np.where(free | unbounded, np.nan, up)
-    down = np.where(free | unbounded, np.nan, down)
-    up = np.where(bounded, FIRST_DAY_UP, up)
-    down = np.where(bounded, FIRST_DAY_DOWN, down)
-    on_issue |= bounded
-    return Regimes(state=state, up=up, down=down, on_issue=on_issue)
+    # the BSE's opening day: its public offerings had no limit, the NEEQ select-tier
+    # companies moved over that day had ±30 %; the master does not tell them apart
+    unknown = bse & (first == _d(BSE_OPENS)) & first_of
+    # the approval regime's first day (main board; ChiNext before its reform): bounded on
+    # the issue price from each exchange's notice, no limit before
+    approval_first = first_of & ~free & (main | (chinext & (first < _d(CHINEXT_REFORM))))
+    bounded = approval_first & (first >= _d(SSE_FIRST_DAY_BOUND))
+    bounded &= sh | (first >= _d(SZSE_FIRST_DAY_BOUND))
+    free |= approval_first & ~bounded
+    if delisting is not None:
+        start = delisting.astype(_D)
+        state, up, down, free, unknown = _delisting(
+            board, day, start, (state, up, down, free, unknown)
+        )
+        bounded &= np.isnat(start) | (start > day)  # a period's rule, not a first day's
+    state = np.where(free, State.NO_LIMIT, state)
+    state = np.where(unknown, State.UNKNOWN, state).astype(np.int8)
+    gone = free | unknown
+    up = np.where(gone, np.nan, np.where(bounded, FIRST_DAY_UP, up))
+    down = np.where(gone, np.nan, np.where(bounded, FIRST_DAY_DOWN, down))
+    on_issue |= bounded & ~gone
+    min_tick = ((sz | chinext) & (day >= _d(SZSE_MIN_TICK_SINCE))) | (
+        (sh | star) & (day >= _d(SSE_MIN_TICK_SINCE))
+    )
+    if delisting is not None:  # the SSE risk-warning board's ¥0.01 below a ¥0.05 close
+        min_tick |= sh & ~np.isnat(start) & (start <= day) & (start >= _d(SSE_DELISTING_SINCE))
+    return Regimes(state=state, up=up, down=down, on_issue=on_issue, min_tick=min_tick)
+
+
+def _delisting(
+    board: np.ndarray, day: np.ndarray, start: np.ndarray, current: tuple
+) -> tuple[np.ndarray, ...]:
+    """The delisting-arrangement period (退市整理期) over the table: from its first session
+    on, the board's ratio whatever the ST state (ChiNext ±10 % for a period begun before
+    its reform); no limit on the first session from DELISTING_FIRST_DAY_FREE (the BSE's
+    always); unknown for a period before the exchange's rules provide one."""
+    state, up, down, free, unknown = current
+    sh, chinext, star, bse, sz = (board == k for k in range(5))
+    inside = ~np.isnat(start) & (start <= day)
+    if not inside.any():
+        return current
+    ratio = np.select(
+        [sh | sz, chinext & (start < _d(CHINEXT_REFORM)), chinext | star, bse],
+        [MAIN_RATIO, MAIN_RATIO, GROWTH_RATIO, BSE_RATIO],
+        np.nan,
+    )
+    since = np.select(
+        [sh, sz | chinext, star, bse],
+        [_d(SSE_DELISTING_SINCE), _d(SZSE_DELISTING_SINCE), _d(STAR_OPENS), _d(BSE_OPENS)],
+        np.datetime64("NaT", "D"),
+    )
+    first = inside & (listing_ages(day, np.where(inside, start, np.datetime64("NaT"))) == 1)
+    no_rule = inside & (np.isnat(since) | (start < since) | np.isnan(ratio))
+    up = np.where(inside, ratio, up)
+    down = np.where(inside, ratio, down)
+    state = np.where(inside, State.LIMITED, state).astype(np.int8)
+    opened = first & ((day >= _d(DELISTING_FIRST_DAY_FREE)) | bse) & ~no_rule
+    return state, up, down, (free & ~inside) | opened, (unknown & ~inside) | no_rule
 
 
 # ---------------------------------------------------------------- prices
@@ -150,6 +238,25 @@ def round_price(base: np.ndarray, ratio: np.ndarray, sign: int) -> np.ndarray:
         cents = np.round(np.asarray(base, dtype="float64") * 100)
         bp = np.round(np.asarray(ratio, dtype="float64") * 10_000)
         return np.floor((cents * (10_000 + sign * bp) + 5_000) / 10_000) / 100
+
+
+def prices(base: np.ndarray, regime: Regimes) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) limit prices per row: round_price on `base` by the row's ratios, and where
+    the rule has the one-tick floor (`min_tick`) and a limit is less than a tick from the
+    base, the base ± 0.01 (SZSE's own example: 0.04 at ±10 % trades 0.03..0.05)."""
+    up, down = round_price(base, regime.up, 1), round_price(base, regime.down, -1)
+    if regime.min_tick is None:
+        return up, down
+    base = np.asarray(base, dtype="float64")
+    with np.errstate(invalid="ignore"):  # only a base under ¥0.31 can round onto itself
+        rows = np.flatnonzero(regime.min_tick & (base < FLOOR_BELOW) & ~regime.on_issue)
+    if not len(rows):
+        return up, down
+    cents = np.round(base[rows] * 100)
+    up, down = up.copy(), down.copy()
+    up[rows] = np.where(np.round(up[rows] * 100) <= cents, (cents + 1) / 100, up[rows])
+    down[rows] = np.where(np.round(down[rows] * 100) >= cents, (cents - 1) / 100, down[rows])
+    return up, down
 
 
 def exact_price(base: float, ratio: float, sign: int) -> Decimal:
@@ -167,6 +274,7 @@ class Limit:
     up_ratio: float | None
     down_ratio: float | None
     on_issue: bool  # the base is the issue price (an approval-regime first day)
+    min_tick: bool = False  # a limit less than a tick off the base moves to one tick
 
     def prices(self, pre_close: float, issue_price: float | None = None) -> tuple | None:
         """(up, down) limit prices, or None when no limit applies or a fact is missing."""
@@ -174,24 +282,40 @@ class Limit:
         if self.state is not State.LIMITED or base is None or not base > 0:
             return None
         assert self.up_ratio is not None and self.down_ratio is not None
-        up = round_price(np.array([base]), np.array([self.up_ratio]), 1)[0]
-        down = round_price(np.array([base]), np.array([self.down_ratio]), -1)[0]
-        return float(up), float(down)
+        one = Regimes(
+            np.array([self.state], np.int8),
+            np.array([self.up_ratio]),
+            np.array([self.down_ratio]),
+            np.array([self.on_issue]),
+            np.array([self.min_tick]),
+        )
+        up, down = prices(np.array([base]), one)
+        return float(up[0]), float(down[0])
 
 
-def limit_on(code: str, day: date, *, first_day: date | None = None, is_st: bool = False) -> Limit:
+def limit_on(
+    code: str,
+    day: date,
+    *,
+    first_day: date | None = None,
+    is_st: bool = False,
+    delisting_from: date | None = None,
+) -> Limit:
     """The limit that applied to `code` on `day` (first_day: its first trading day, None for a
-    code listed long before). The same table as `regimes`, for one row."""
+    code listed long before; delisting_from: the first day of the delisting period `day` is
+    in, None outside one). The same table as `regimes`, for one row."""
     r = regimes(
         board_codes([code]),
         np.array([day], dtype=_D),
         np.array([first_day if first_day else "NaT"], dtype=_D),
         np.array([is_st]),
+        np.array([delisting_from if delisting_from else "NaT"], dtype=_D),
     )
     state = State(int(r.state[0]))
     if state is not State.LIMITED:
         return Limit(state, None, None, False)
-    return Limit(state, float(r.up[0]), float(r.down[0]), bool(r.on_issue[0]))
+    tick = bool(r.min_tick[0]) if r.min_tick is not None else False
+    return Limit(state, float(r.up[0]), float(r.down[0]), bool(r.on_issue[0]), tick)
 
 
 def with_lookback(days: list[date]) -> list[date]:

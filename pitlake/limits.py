@@ -14,162 +14,21 @@ trade (suspended: no bar, or no volume) is in no pool.
 
 from __future__ import annotations
 
-import re
-import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pitlake import limit_rules as rules
+from pitlake.limit_rows import Period, issue_price_rows, row_regimes, with_issue_prices
 
 if TYPE_CHECKING:
     import pandas as pd
 
 UP, DOWN, BROKEN = "up", "down", "broken"
 POOLS: tuple[str, ...] = (UP, DOWN, BROKEN)
-ST_NAME = re.compile(r"^[S*]*ST")
 HALF_TICK = 0.005  # 元: a price within half a tick of a limit price is at it
-_NAT = np.datetime64("NaT", "D")
-
-
-# ---------------------------------------------------------------- the rule per row
-
-
-class _BoardTable:
-    """Each code's board (limit_rules.board_codes), parsed once per code per process
-    (sessions repeat ~5,500 codes) and looked up for a whole batch with one reindex."""
-
-    MAX_CODES = 100_000
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._table: pd.Series | None = None  # built by the first look-up (pandas then)
-
-    def lookup(self, codes: pd.Index) -> np.ndarray:
-        import pandas as pd
-
-        codes = pd.Index([c if isinstance(c, str) else None for c in codes], dtype=object)
-        with self._lock:
-            if self._table is None:
-                self._table = pd.Series([], dtype="int8")
-            missing = codes.dropna().difference(self._table.index, sort=False)
-            if len(missing):
-                rows = pd.Series(rules.board_codes(missing), index=missing, dtype="int8")
-                base = self._table if len(self._table) < self.MAX_CODES else self._table.iloc[:0]
-                self._table = pd.concat([base, rows]) if len(base) else rows
-            return self._table.reindex(codes).fillna(-1).to_numpy(dtype="int8")
-
-
-_BOARDS = _BoardTable()
-
-
-def _st_rows(
-    frame: pd.DataFrame,
-    day: np.ndarray,
-    codes: np.ndarray,
-    uniques: pd.Index,
-    st_symbols: Collection[str] | Mapping[str, Collection[date]],
-) -> np.ndarray:
-    """Per row: ST that session (the master's days, or a set of codes or names)."""
-    n = len(frame)
-    if isinstance(st_symbols, Mapping):  # (code, day) pairs, matched as one int64 key each
-        st_set: set[str] = set()
-        index = {u: i for i, u in enumerate(uniques)}
-        pairs = [(index[u], d) for u, days in st_symbols.items() if u in index for d in days]
-        is_st = np.zeros(n, dtype=bool)
-        if pairs:
-            st_code = np.array([c for c, _ in pairs], dtype=np.int64)
-            st_day = np.array([d for _, d in pairs], dtype="datetime64[D]").astype(np.int64)
-            row_day = day.astype("datetime64[D]").astype(np.int64)
-            is_st = np.isin(
-                codes.astype(np.int64) << 32 | (row_day & 0xFFFFFFFF), st_code << 32 | st_day
-            )
-    else:
-        st_set = set(st_symbols)
-        is_st = np.append(uniques.isin(st_set), False)[codes]
-    if "name" in frame.columns:
-        names = frame["name"].astype("string")
-        is_st |= names.isin(st_set).fillna(False).to_numpy(dtype=bool)
-        is_st |= names.str.contains(ST_NAME).fillna(False).to_numpy(dtype=bool)
-    return is_st
-
-
-def row_regimes(
-    frame: pd.DataFrame,
-    day: np.ndarray,
-    st_symbols: Collection[str] | Mapping[str, Collection[date]],
-    new_listings: Collection[str] | Mapping[str, date],
-    *,
-    ages_known: bool = True,
-) -> rules.Regimes:
-    """The limit in force per row (pitlake.limit_rules.regimes): the board from the code, the
-    row's session, its ST state that session and its listing age. `st_symbols` as a mapping
-    (symbol → the days it was ST) judges each row by its own day; `new_listings` as a mapping
-    is symbol → first trading day (the age counts from it), as a set the codes whose first
-    trading day is the row's own. Without a security master (`ages_known` False) a code's
-    age is unknown, so its limit is UNKNOWN, unless the frame itself holds enough of its
-    earlier sessions to prove it past every new-listing window (never guessed seasoned)."""
-    import pandas as pd
-
-    n = len(frame)
-    if "symbol" not in frame.columns or n == 0:
-        nan = np.full(n, np.nan)
-        return rules.Regimes(np.full(n, rules.State.UNKNOWN, np.int8), nan, nan.copy(), nan > 0)
-    codes, uniques = pd.factorize(frame["symbol"], use_na_sentinel=True)
-    uniques = pd.Index(uniques, dtype=object)
-    board = np.append(_BOARDS.lookup(uniques), np.int8(-1))[codes]
-    is_st = _st_rows(frame, day, codes, uniques, st_symbols)
-    first = np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
-    if new_listings:
-        if isinstance(new_listings, Mapping):
-            per_code = np.array(
-                [
-                    np.datetime64(new_listings[u], "D") if u in new_listings else _NAT
-                    for u in uniques
-                ]
-                + [_NAT],
-                dtype="datetime64[D]",
-            )
-            first = per_code[codes]
-        else:
-            listed = np.append(uniques.isin(set(new_listings)), False)[codes]
-            first = np.where(listed, day.astype("datetime64[D]"), first)
-    out = rules.regimes(board, day, first, is_st)
-    if not ages_known:
-        out = _unknown_unless_seasoned(out, codes, day)
-    return out
-
-
-def _unknown_unless_seasoned(r: rules.Regimes, codes: np.ndarray, day: np.ndarray) -> rules.Regimes:
-    """UNKNOWN for a row whose code has fewer than FREE_SESSIONS earlier sessions in the
-    frame: it could be inside a new listing's no-limit window."""
-    order = np.lexsort((day.astype("datetime64[D]"), codes))
-    earlier = np.empty(len(codes), dtype=np.int64)
-    sorted_codes = codes[order]
-    starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]
-    run_start = np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
-    earlier[order] = np.arange(len(codes)) - run_start
-    return unknown_where(r, earlier < rules.FREE_SESSIONS)
-
-
-def limit_ratios(
-    frame: pd.DataFrame,
-    day: np.ndarray,
-    st_symbols: Collection[str] | Mapping[str, Collection[date]],
-    new_listings: Collection[str] | Mapping[str, date],
-) -> np.ndarray:
-    """The ratio on the previous close per row; NaN where no limit applies, the limit is
-    unknown, or its base is the issue price (see `row_regimes`)."""
-    r = row_regimes(frame, day, st_symbols, new_listings)
-    return np.where(r.on_issue, np.nan, r.up)
-
-
-def st_names(names: Mapping[str, str | None]) -> frozenset[str]:
-    """Codes whose name marks them ST (ST, *ST, SST …): the gate's rule until the security
-    master gives each session's ST status."""
-    return frozenset(s for s, n in names.items() if isinstance(n, str) and ST_NAME.match(n))
 
 
 # ---------------------------------------------------------------- prices and pools
@@ -231,46 +90,6 @@ def _previous_close(close: np.ndarray, codes: np.ndarray, day: np.ndarray) -> np
     return out
 
 
-def issue_price_rows(
-    frame: pd.DataFrame, regime: rules.Regimes, issue_prices: Mapping[str, float] | None
-) -> np.ndarray | None:
-    """Per row: its code's issue price on an approval-regime first day (NaN elsewhere and
-    where none is given); None when no row needs one."""
-    import pandas as pd
-
-    if not regime.on_issue.any():
-        return None
-    if not issue_prices:
-        return np.full(len(frame), np.nan)
-    found = frame["symbol"].astype(object).map(issue_prices)
-    price = pd.to_numeric(found, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-    return np.where(regime.on_issue, price, np.nan)
-
-
-def with_issue_prices(regime: rules.Regimes, issue_price: np.ndarray | None) -> rules.Regimes:
-    """The regimes with an approval-regime first day whose issue price is unknown (missing or
-    not positive) made UNKNOWN: its limit is never guessed from the previous close."""
-    if not regime.on_issue.any():
-        return regime
-    issue = np.full(len(regime.state), np.nan) if issue_price is None else issue_price
-    with np.errstate(invalid="ignore"):
-        missing = regime.on_issue & ~(issue > 0)
-    return unknown_where(regime, missing)
-
-
-def unknown_where(regime: rules.Regimes, mask: np.ndarray) -> rules.Regimes:
-    """The regimes with the rows of `mask` made UNKNOWN: no state, no limit prices."""
-    if not mask.any():
-        return regime
-    nan = np.where(mask, np.nan, 0.0)
-    return rules.Regimes(
-        np.where(mask, np.int8(rules.State.UNKNOWN), regime.state).astype(np.int8),
-        regime.up + nan,
-        regime.down + nan,
-        regime.on_issue & ~mask,
-    )
-
-
 def row_limit_prices(
     pre_close: np.ndarray, regime: rules.Regimes, issue_price: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -280,7 +99,7 @@ def row_limit_prices(
     if regime.on_issue.any():
         issue = np.full(len(base), np.nan) if issue_price is None else issue_price
         base = np.where(regime.on_issue, issue, base)
-    return rules.round_price(base, regime.up, 1), rules.round_price(base, regime.down, -1)
+    return rules.prices(base, regime)
 
 
 def _per_row(out: pd.DataFrame, table: pd.DataFrame, col: str) -> np.ndarray:
@@ -334,6 +153,7 @@ def classify(
     *,
     issue_prices: Mapping[str, float] | None = None,
     factors: pd.DataFrame | None = None,
+    delisting: Mapping[str, Sequence[Period]] | None = None,
 ) -> pd.DataFrame:
     """Each bar with its `up_limit`, `down_limit`, `pool` (a categorical of POOLS; NaN: in
     no pool) and `limit_state` (limited / none / unknown), in the bars' own order, plus the
@@ -341,7 +161,8 @@ def classify(
     trade_date, up_limit, down_limit: the vendor's published limits), the vendor's
     (`vendor_up_limit`, `vendor_down_limit`). The published price is the one used where the
     rule gives a limit or cannot (unknown); on a no-limit session neither is, and the code is
-    in no pool. `disagreements` lists where the two differ."""
+    in no pool. `delisting` (symbol → its delisting-arrangement periods) judges a session
+    inside one by that period's rule. `disagreements` lists where the two differ."""
     import pandas as pd
 
     out = bars.reset_index(drop=True)
@@ -357,7 +178,7 @@ def classify(
     day = _days(out["trade_date"])
     close = _numbers(out, "close")
     pre = _reference(out, close, day, factors)
-    regime = row_regimes(out, day, st_symbols, new_listings)
+    regime = row_regimes(out, day, st_symbols, new_listings, delisting=delisting)
     issue = issue_price_rows(out, regime, issue_prices)
     regime = with_issue_prices(regime, issue)
     rule_up, rule_down = row_limit_prices(pre, regime, issue)

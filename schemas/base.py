@@ -133,6 +133,10 @@ class StateView:
     # The partitions gate_days reads (None: all): the gate needs listings and ST, not the
     # hundred thousand suspended sessions (a scan of 14 ms instead of 190 ms).
     gate_partitions: tuple[str, ...] | None = None
+    # The delisting-arrangement periods (退市整理期) touching `days`, from the same rows:
+    # symbol → [limit_rules.Period(first day, last day or None, known)]; None: the dataset
+    # cannot tell them.
+    gate_delisting: Callable[[pd.DataFrame, Sequence[date]], dict[str, list[Any]]] | None = None
 
     @property
     def arrow_schema(self) -> pa.Schema:

@@ -29,10 +29,11 @@ from pitlake.schemas.query import StateQuery, query_model
 from pydantic import Field
 
 from pitlake.errors import InvalidArgumentsError
+from pitlake.limit_rules import SZSE_DELISTING_SINCE, Period
 from pitlake.pit import rule_state_intervals
 from pitlake.symbols import Board, parse
 
-if TYPE_CHECKING:  # pandas is imported by the functions that build frames
+if TYPE_CHECKING:
     import pandas as pd
 
 LISTING, NAME, ST, SUSPENSION = "listing", "name", "st", "suspension"
@@ -40,6 +41,13 @@ ATTRIBUTES = (LISTING, NAME, ST, SUSPENSION)
 BOARDS: tuple[str, ...] = tuple(b.value for b in Board)
 # A name in force that marks an ST designation: ST, *ST, and the pre-reform S / SST / S*ST.
 ST_NAME = r"^S?\*?ST"
+# A name in force during a delisting-arrangement period (退市整理期): the exchanges mark the
+# short name for the period, "XX退" (SZSE; both exchanges since the 2020 reform) or "退市XX"
+# (SSE before it, STAR's 2019 listing rules 12.7.2).
+DELISTING_NAME = r"^退市|退$"
+# Before a delisting date: a period (≤ 30 sessions) and the ≤ 5 sessions to the delisting,
+# with room for the Spring Festival; where the names cannot tell a period, its days are unknown.
+UNSURE_SPAN = timedelta(days=70)
 
 FIELDS: tuple[pa.Field, ...] = (
     pa.field("symbol", pa.string(), nullable=False),
@@ -360,6 +368,41 @@ def gate_states(
     return {s: frozenset(v) for s, v in st.items()}, listed
 
 
+def delisting_periods(rows: pd.DataFrame, days: Sequence[date]) -> dict[str, list[Period]]:
+    """Per symbol, its delisting-arrangement periods touching `days`: the intervals of the
+    names that mark one (DELISTING_NAME), Period(first day, last day or None while open).
+    A delisted code whose names carry no history (AkShare's lists: today's name only, no
+    dated name row) and no marked name may have had a period the lake never saw: the
+    UNSURE_SPAN before its delisting is a Period with `known` False (its limits unknown)."""
+    import pandas as pd
+
+    if rows.empty or not len(days):
+        return {}
+    lo, hi = np.datetime64(min(days), "D"), np.datetime64(max(days), "D")
+    attribute = rows["attribute"].to_numpy(dtype=object)
+    is_name = attribute == NAME
+    starts, ends = _days(rows["start_date"]), _days(rows["end_date"])
+    touch = np.flatnonzero(is_name & (starts <= hi) & (np.isnat(ends) | (ends >= lo)))
+    texts = pa.array(rows["name"].iloc[touch], type=pa.string(), from_pandas=True)
+    marked = pc.fill_null(pc.match_substring_regex(texts, DELISTING_NAME), False)
+    hit = touch[marked.to_numpy(zero_copy_only=False)]  # Arrow: no Python call per name
+    out: dict[str, list[Period]] = {}
+    for s, a, b in zip(rows["symbol"].to_numpy()[hit], starts[hit], ends[hit], strict=True):
+        out.setdefault(s, []).append(
+            Period(a.astype(object), None if np.isnat(b) else b.astype(object))
+        )
+    span = np.timedelta64(UNSURE_SPAN.days, "D")
+    near = (attribute == LISTING) & ~np.isnat(ends)
+    near &= (ends >= np.datetime64(SZSE_DELISTING_SINCE, "D")) & (ends - span <= hi) & (ends >= lo)
+    if near.any():  # delisted around the window: did the names see its period?
+        undated = rows["undated"] if "undated" in rows.columns else pd.Series(False, rows.index)
+        dated = set(rows["symbol"][is_name & ~undated.fillna(False).to_numpy(dtype=bool)])
+        for s, b in zip(rows["symbol"].to_numpy()[near], ends[near], strict=True):
+            if s not in dated and s not in out:
+                out[s] = [Period((b - span).astype(object), b.astype(object), known=False)]
+    return {s: sorted(p, key=lambda t: t.start) for s, p in out.items()}
+
+
 SCHEMA = Dataset(
     name="securities",
     fields=FIELDS,
@@ -375,7 +418,9 @@ SCHEMA = Dataset(
     sort=("start_date", "symbol"),
     batch_versions=True,  # an interval that ended comes with its open-ended version
     ignore_on_compare=("reason",),  # descriptive: vendors word it differently
-    state=StateView(UNIVERSE_FIELDS, universe_at, check, gate_states, (LISTING, ST)),
+    state=StateView(
+        UNIVERSE_FIELDS, universe_at, check, gate_states, (LISTING, ST, NAME), delisting_periods
+    ),
     query_name="universe",
     description="The security master: listings and delistings, names, ST designations and "
     "suspensions as intervals, each known when it was public; asked as the universe.",

@@ -1,21 +1,20 @@
-"""`pitlake runs`: the lake's recent ingest runs, newest first, as a table or JSON.
+"""`pitlake runs`: the lake's ingest runs as known at the cutoff, newest first, as a table or
+JSON lines — the answer `GET /v1/runs`, the MCP tool `runs` and `Lake.runs` give, through the
+same QueryService (pitlake.read.runs).
 
-A RUNNING run whose process is gone (killed, the host rebooted) shows ABANDONED with when it
-was last alive (`pitlake.lake.run_liveness`). Exit status: 0, or 4 when the lake cannot be
-read (not a lake, an unreadable catalog); 2 for bad arguments."""
+A run started after the cutoff is not shown; one that ended after it is RUNNING, without its
+end. A RUNNING run whose process is gone (killed, the host rebooted) shows ABANDONED with when
+it was last alive, judged only when the cutoff is now. Exit codes are `pitlake query`'s: 0 OK
+(or no run yet), 2 bad arguments, 4 the lake cannot be read."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from pitlake.commands import console
-
-EXIT_INVALID = 2
-EXIT_FAULT = 4
 
 
 def runs(
@@ -23,49 +22,51 @@ def runs(
         str | None,
         typer.Option(help="Lake directory or s3:// URL (default: $PITLAKE_HOME, else ./lake)."),
     ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            help="The runs as known at this date (end of its Beijing day) or ISO instant.",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000, help="How many runs.")] = 15,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines, one per run.")] = False,
 ) -> None:
-    """The recent ingest runs: status (ABANDONED: RUNNING but its process is gone), when it
-    started, was last alive and ended, and its flow."""
-    from pitlake.errors import LakeError
+    """The recent ingest runs as known at the cutoff: status (ABANDONED: RUNNING but its
+    process is gone), when it started, was last alive and ended, and its flow."""
+    from pitlake.commands.query import exit_code
+    from pitlake.errors import NotALakeError
     from pitlake.home import lake_root
-    from pitlake.lake.run_liveness import ABANDONED, shown_status
-    from pitlake.read.lake import Lake
+    from pitlake.serve.api.faults import Fault, fault_envelope
+    from pitlake.serve.api.service import Answer, QueryService
 
-    root = lake or lake_root()
-    if "://" not in root and not Path(root).is_dir():
-        typer.echo(f"no lake directory at {root} (use --lake DIR or set $PITLAKE_HOME)", err=True)
-        raise typer.Exit(EXIT_FAULT)
+    service = QueryService(lake or lake_root())
     try:
-        with Lake(root) as lk:
-            found = lk.catalog.runs(limit)
-    except LakeError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(EXIT_FAULT) from None
-    rows: list[dict[str, Any]] = []
-    for r in found:
-        status = shown_status(r)
-        row = r.to_dict()
-        row.pop("summary", None)
-        row["recorded_status"], row["status"] = r.status, status
-        row["last_alive"] = row["alive_at"] if status == ABANDONED else None
-        rows.append(row)
-    if as_json:
-        for row in rows:
+        service.require_lake()
+        answer = service.runs(as_of=as_of, limit=limit)
+    except NotALakeError as e:  # nothing was created there; exit 4 with the message
+        answer = Answer(fault_envelope(Fault.NOT_A_LAKE, e), Fault.NOT_A_LAKE)
+    finally:
+        service.close()
+    env = answer.public()
+    if not answer.ok:
+        typer.echo(env["message"], err=True)
+    elif as_json:
+        for row in env["data"] or []:
             typer.echo(json.dumps(row, ensure_ascii=False))
-        raise typer.Exit(0)
-    _print(rows)
+    else:
+        _print(env["data"] or [], env["as_of"])
+    raise typer.Exit(exit_code(answer))
 
 
-def _print(rows: list[dict[str, Any]]) -> None:
+def _print(rows: list[dict[str, Any]], as_of: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
     if not rows:
-        console().print("No run recorded yet.")
+        console().print(f"No run started by {as_of}.")
         return
-    table = Table("run", "flow", "status", "started", "last alive", "ended")
+    table = Table("run", "flow", "status", "started", "last alive", "ended", title=f"as of {as_of}")
     for r in rows:
         style = {"COMPLETED": "green", "FAILED": "red", "ABANDONED": "yellow"}.get(r["status"])
         table.add_row(
@@ -80,4 +81,6 @@ def _print(rows: list[dict[str, Any]]) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("runs", help="The lake's recent ingest runs (ABANDONED: killed mid-run).")(runs)
+    app.command("runs", help="The lake's ingest runs as known at the cutoff (ABANDONED: killed).")(
+        runs
+    )

@@ -12,7 +12,7 @@ import pandas as pd
 from pitlake import schemas
 from pitlake.calendar import now_beijing, sessions_between
 from pitlake.lake.fs import ObjectFS
-from pitlake.limit_rules import with_lookback
+from pitlake.limit_rules import Period, with_lookback
 from pitlake.pipeline.resources import RunEnv
 from pitlake.pipeline.units import Batch
 from pitlake.read.engine import DuckReader
@@ -27,16 +27,29 @@ def _trade_days(frame: pd.DataFrame) -> set[date]:
     return set(pd.to_datetime(frame["trade_date"]).dt.date)
 
 
+Periods = dict[str, list[Period]]
+
+
 def day_states(
     env: RunEnv, days: Sequence[date]
 ) -> tuple[dict[str, frozenset[date]], dict[str, date]]:
     """From the stored state datasets (everything stored: the best knowledge of those days):
     symbol → the days among `days` it was ST, and symbol → its first trading day when that
     is one of `days` (no price limit then)."""
+    st, listed, _ = day_facts(env, days)
+    return st, listed
+
+
+def day_facts(
+    env: RunEnv, days: Sequence[date]
+) -> tuple[dict[str, frozenset[date]], dict[str, date], Periods]:
+    """`day_states` and, where the master's names tell them, each symbol's delisting-
+    arrangement periods touching `days` (symbol → [(first day, last day or None)])."""
     st: dict[str, set[date]] = {}
     listed: dict[str, date] = {}
+    periods: Periods = {}
     if not days:
-        return {}, {}
+        return {}, {}, {}
     wanted = set(days)
     for name in schemas.STATE_DATASETS:
         spec = schemas.get(name)
@@ -48,6 +61,9 @@ def day_states(
             rows = rows_by(env.store, reader, spec, max(days), None, None, partitions)
         finally:
             reader.close()
+        if spec.state.gate_delisting is not None:
+            for s, found in spec.state.gate_delisting(rows, days).items():
+                periods.setdefault(s, []).extend(found)
         if spec.state.gate_days is not None:  # the whole window at once
             st_days, first_days = spec.state.gate_days(rows, days)
             for s, on in st_days.items():
@@ -61,7 +77,7 @@ def day_states(
             for s, first in zip(view["symbol"], view["list_date"], strict=True):
                 if first in wanted:
                     listed[s] = first
-    return {s: frozenset(v) for s, v in st.items()}, listed
+    return {s: frozenset(v) for s, v in st.items()}, listed, periods
 
 
 def _states_for(
@@ -73,10 +89,11 @@ def _states_for(
     if not STATE_HOOKS & set(schemas.get(dataset).quality):
         return {}
     days = [expected] if expected else sessions_between(*window) if window else []
-    st, listed = day_states(env, with_lookback(days))  # a listing's age counts from before
+    st, listed, periods = day_facts(env, with_lookback(days))  # ages count from before
     return {
         "st_symbols": st,
         "new_listings": listed,
+        "delisting": periods,
         "listing_ages_known": master_stored(env),
         "issue_prices": stored_issue_prices(env, listed),
     }
@@ -178,7 +195,8 @@ def gate(
         if align_on is not None:
             aligned = check_alignment(frames, align_on, run_id=env.run_id)
             checked = {**_stored_bars(env, frames, align_on), **frames}
-            states = day_states(env, with_lookback([align_on])) if _crossed(frames) else ({}, {})
+            crossing = _crossed(frames)
+            states = day_facts(env, with_lookback([align_on])) if crossing else ({}, {}, {})
             issue = stored_issue_prices(env, states[1])
             crossed = check_limits(checked, run_id=env.run_id, states=states, issue_prices=issue)
             for i in live:
@@ -249,7 +267,7 @@ def _cross_check_window(
     bars = pd.concat([*run_bars, *stored], ignore_index=True) if run_bars or stored else None
     if bars is None or bars.empty:
         return
-    states = day_states(env, with_lookback(sessions_between(*window)))
+    states = day_facts(env, with_lookback(sessions_between(*window)))
     frames = {ds: [batches[i].frame for i in idx] for ds, idx in lists.items()}
     issue = stored_issue_prices(env, states[1])
     found = check_window(frames, bars, run_id=env.run_id, states=states, issue_prices=issue)

@@ -4,7 +4,7 @@ price limits (+44 % / −36 %, `pitlake.limit_rules`).
 Read from the dataset that declares an `issue_price_column` (`schemas.ISSUE_PRICES`): the
 newest version of each asked symbol known at the cutoff (None: everything stored, the gate's
 best knowledge, as for the master's states). A symbol without a positive price there is left
-out, so its first day stays `unknown` (pitlake.limits.with_issue_prices), never guessed.
+out, so its first day stays `unknown` (pitlake.limit_rows.with_issue_prices), never guessed.
 """
 
 from __future__ import annotations

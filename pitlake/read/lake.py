@@ -408,6 +408,21 @@ class Lake:
         with self.catalog.reading():
             return catalogue.answer(self, ask)
 
+    @named_failures
+    def runs(self, as_of: Instant = None, *, limit: int = 20) -> Result:
+        """The latest `limit` ingest runs started by the cutoff, newest first, each as it
+        stood then (pitlake.read.runs): one that ended after the cutoff is RUNNING without
+        its end; a RUNNING run whose process is gone is ABANDONED, judged only when the
+        cutoff is now (no as-of, no pin)."""
+        from pitlake.read import runs
+
+        try:
+            ask = self.ask(as_of)
+            current = as_of is None and not ask.pinned
+            return runs.answer(self, ask, limit=limit, current=current)
+        except (InvalidArgumentsError, TypeError) as e:
+            return invalid(e)
+
     # ================================================================ point-in-time SQL
 
     def duckdb(self, as_of: Instant = None, *, as_ingested: Instant = None) -> Any:

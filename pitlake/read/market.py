@@ -10,9 +10,10 @@ session is NOT_READY). The ladder is counted over sessions up to that one only, 
 limit prices and names known at the cutoff. Where Tushare's published limit prices are stored
 (`limit_prices`), they are the limit prices used; elsewhere the rule's.
 
-ST status and new listings come from the security master known at the cutoff, each session
-judged by its own day (`universe_facts`: an ST removed since the session still counts as ST on
-it, a listing's first day has no limit); a lake without a master falls back to the newest names
+ST status, new listings and delisting-arrangement periods come from the security master known
+at the cutoff, each session judged by its own day (`universe_facts`: an ST removed since the
+session still counts as ST on it, a listing's first day has no limit, a name marked 退 puts its
+sessions under the delisting period's rule); a lake without a master falls back to the newest names
 it holds (`st_symbols`, the rule the gate uses for a batch's names), with no listing exemption.
 An approval-regime first day's limits are on the issue price known at the cutoff
 (`issue_prices`); without one that day's limit is unknown (in no pool).
@@ -27,6 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from pitlake import limit_rows
 from pitlake import limits as rule
 from pitlake.calendar import sessions_between
 from pitlake.envelope import Result
@@ -78,15 +80,16 @@ def st_symbols(lake: Lake, ask: Ask, lo: date, hi: date) -> frozenset[str]:
             day = row[spec.date_column]
             if row["symbol"] not in names or day >= names[row["symbol"]][0]:
                 names[row["symbol"]] = (day, row["name"])
-    return rule.st_names({s: n for s, (_, n) in names.items()})
+    return limit_rows.st_names({s: n for s, (_, n) in names.items()})
 
 
 def universe_facts(
     lake: Lake, ask: Ask, lo: date, hi: date
-) -> tuple[dict[str, frozenset[date]], dict[str, date]] | None:
+) -> tuple[dict[str, frozenset[date]], dict[str, date], dict[str, list[Any]]] | None:
     """From the security master known at the cutoff: per code, the sessions lo..hi it was
-    ST (each session judged by its own day: an ST removed since is still ST before), and
-    each code's first trading day within lo..hi (no limit then); None without a master."""
+    ST (each session judged by its own day: an ST removed since is still ST before), each
+    code's first trading day within lo..hi (no limit then) and its delisting-arrangement
+    periods touching lo..hi (its names then); None without a master."""
     for name in STATE_DATASETS:
         spec = SCHEMAS[name]
         if spec.state is None or spec.state.gate_days is None:
@@ -103,7 +106,10 @@ def universe_facts(
         if rows.empty:
             continue
         # the sessions before lo too: a code listed there is still in its no-limit window
-        return spec.state.gate_days(rows, with_lookback(sessions_between(lo, hi)))
+        days = with_lookback(sessions_between(lo, hi))
+        st, listed = spec.state.gate_days(rows, days)
+        found = spec.state.gate_delisting
+        return st, listed, (found(rows, days) if found is not None else {})
     return None
 
 
@@ -173,7 +179,9 @@ def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
         lo = _window_start(lake, day, back)
         bars = _bars(lake, lo, day, ask)
         facts = universe_facts(lake, ask, lo, day)
-        st, listed = facts if facts is not None else (st_symbols(lake, ask, lo, day), {})
+        st, listed, periods = (
+            facts if facts is not None else (st_symbols(lake, ask, lo, day), {}, {})
+        )
         classified = rule.classify(
             bars,
             st,
@@ -181,6 +189,7 @@ def session_pools(lake: Lake, day: date, ask: Ask) -> pd.DataFrame:
             _authority(lake, lo, day, ask),
             issue_prices=issue_prices(lake.store, lake.reader, listed, ask.cutoff, ask.as_ingested),
             factors=_factors(lake, bars, lo, day, ask),
+            delisting=periods,
         )
         classified["consecutive"] = rule.ladder(classified)
         on_day = pd.to_datetime(classified["trade_date"]) == pd.Timestamp(day)

@@ -66,6 +66,10 @@ Datasets = Annotated[
     ),
 ]
 
+RunsLimit = Annotated[
+    int, Field(ge=1, le=1000, description="How many runs, newest first (1..1000; default 20).")
+]
+
 READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 # The task-shaped pools tool (derived, with the ladder) takes the vendor dataset's name; that
 # dataset's generated tool is `vendor_limit_pools` (its spec's `tool`).
@@ -239,11 +243,18 @@ def create_server(
         Call it first to learn which datasets and dates a question can be answered from."""
         return tool_result(svc.catalogue(as_of=as_of))
 
+    @mcp.tool(output_schema=_schema(Envelope), annotations=READ_ONLY)
+    def runs(as_of: AsOf = None, limit: RunsLimit = 20) -> ToolResult:
+        """The latest ingest runs started by the as-of (newest first, 1..1000), each as it
+        stood then: status (COMPLETED, FAILED, RUNNING, ABANDONED), start, end, per-dataset
+        units and rows. Use it to tell a dataset never fetched from one whose fetch failed."""
+        return tool_result(svc.runs(as_of=as_of, limit=limit))
+
     guard.tool_names = sorted(
         [*(spec.tool or surfaces.name(spec) for spec in surfaces.QUERIES)]
         + [
             getattr(t, "name", None) or t.__name__
-            for t in (snapshot, market_overview, status, datasets)
+            for t in (snapshot, market_overview, status, datasets, runs)
         ]
         + [DERIVED_POOLS_TOOL]
     )

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from pitlake.expectations import validate
 from pitlake.expectations.verdict import Outcome
 
+from pitlake import limit_rows, limits
 from pitlake import limit_rules as rules
-from pitlake import limits
 from pitlake.calendar import BEIJING, XSHG, sessions_between
 from tests.expectations.conftest import BUILDERS, ctx
 
@@ -138,7 +138,9 @@ def test_without_a_security_master_a_listing_age_is_unknown_not_seasoned() -> No
     bar = _bar("603398.SH", day, 20.0, 30.0)
     assert validate("quotes", bar, ctx(**kw)).outcome is Outcome.PASS
     assert (
-        limits.row_regimes(bar, np.array([day], "datetime64[D]"), (), (), ages_known=False).state[0]
+        limit_rows.row_regimes(
+            bar, np.array([day], "datetime64[D]"), (), (), ages_known=False
+        ).state[0]
         == rules.State.UNKNOWN
     )
     days = sessions_between(date(2025, 6, 3), day)  # six sessions

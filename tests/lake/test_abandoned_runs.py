@@ -62,7 +62,7 @@ def test_a_killed_run_is_abandoned_everywhere(lake_root: Path) -> None:
     assert out.exit_code == 0, out.output
     cli = {r["run_id"]: r for r in map(json.loads, out.output.splitlines())}
     assert cli["killed"]["status"] == "ABANDONED" and cli["killed"]["recorded_status"] == "RUNNING"
-    assert cli["killed"]["last_alive"] == cli["killed"]["alive_at"] is not None
+    assert cli["killed"]["last_alive"] is not None and "holder" not in cli["killed"]
     assert cli["alive"]["status"] == "RUNNING"
 
 

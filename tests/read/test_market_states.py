@@ -138,3 +138,47 @@ def test_an_ex_date_without_pre_close_is_not_a_fall(tmp_path: Path) -> None:
         assert row["down_limit"] < row["close"] < row["up_limit"], row.to_dict()  # ex-right base
         down = lk.limits("2025-06-10", kind="down", as_of="2025-06-30")
         assert code not in {r["symbol"] for r in down.data}
+
+
+def test_a_delisting_periods_first_day_from_the_names_known_at_the_cutoff(tmp_path: Path) -> None:
+    """A name marked 退 from 06-10 (the delisting-arrangement period's first session) makes
+    that session a no-limit one and the next a ±10 % one, once the name is known; read as of
+    before the lake first saw it (06-20), the session is judged as it was known then."""
+    from pitlake.vendors.registry import build_router
+    from tests.lake.conftest import canonical
+
+    router = build_router(f"replay:{SAMPLE}")
+    store, catalog = LakeStore(tmp_path), Catalog(lake_root=tmp_path)
+    start, first, code = date(2025, 6, 2), date(2025, 6, 10), "600519.SH"
+    for name in ("quotes", "securities"):
+        r = router.route(FetchRequest(name, start=start, end=END), FETCHED, chain=["tushare"])
+        assert r.status is LedgerStatus.OK, r.message
+        store.write(name, r.frame, run_id="sample", ingested_at=FETCHED)
+    late = canonical(  # first seen on 06-20 (a vendor's late entry): not known before
+        "securities",
+        [
+            {
+                "symbol": code,
+                "attribute": "name",
+                "start_date": first,
+                "name": "茅台退",
+                "known_at": datetime(2025, 6, 20, 20, 0, tzinfo=BEIJING),
+                "known_at_basis": "first_seen",
+            }
+        ],
+    )
+    store.write("securities", late, run_id="late", ingested_at=FETCHED)
+    for d in sessions_between(start, END):
+        catalog.record_ledger("quotes", d, LedgerStatus.OK, rows=1, vendor="tushare", at=FETCHED)
+    catalog.close()
+    with Lake(tmp_path, clock=lambda: FETCHED) as lk:
+        known = _row(lk, code, first, as_of="2025-06-30")
+        assert known["limit_state"] == "none" and pd.isna(known["up_limit"])
+        second = _row(lk, code, sessions_between(first, END)[1], as_of="2025-06-30")
+        assert second["up_limit"] == limits.limit_prices([second["pre_close"]], [0.10])[0][0]
+        unknown_then = _row(lk, code, first, as_of="2025-06-16")  # the name not yet public
+        assert unknown_then["limit_state"] == "limited"
+        assert (
+            unknown_then["up_limit"]
+            == limits.limit_prices([unknown_then["pre_close"]], [0.10])[0][0]
+        )

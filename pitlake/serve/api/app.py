@@ -25,6 +25,8 @@ from pitlake import __version__
 from pitlake.envelope import Result
 from pitlake.lake.catalog import Catalog
 from pitlake.read.lake import Lake
+from pitlake.read.runs import DEFAULT_LIMIT as RUNS_DEFAULT_LIMIT
+from pitlake.read.runs import MAX_LIMIT as RUNS_MAX_LIMIT
 from pitlake.schemas.query import LimitsQuery, MarketQuery
 from pitlake.serve.api import formats, surfaces
 from pitlake.serve.api.auth import ENV_TOKEN, OPEN_PATHS, BearerAuth
@@ -47,8 +49,6 @@ from pitlake.serve.api.models import Envelope, SnapshotEnvelope, StatusEnvelope
 from pitlake.serve.api.origins import HostAndSite
 from pitlake.serve.api.redact import install_log_redaction
 from pitlake.serve.api.routes import Pin, dataset_routes
-from pitlake.serve.api.runs import DEFAULT_LIMIT as RUNS_DEFAULT_LIMIT
-from pitlake.serve.api.runs import MAX_LIMIT as RUNS_MAX_LIMIT
 from pitlake.serve.api.service import Answer, QueryService, lake_missing
 from pitlake.serve.api.timing import ServerTiming
 from pitlake.statuses import ResultStatus
@@ -192,7 +192,8 @@ def _router(service: QueryService) -> APIRouter:
     ) -> Response:
         """One session's pool, each code with its consecutive-limit count (`consecutive`);
         meta.ladder maps each height to its codes. Derived from the bars known at the as-of
-        (ST ±5 %; the vendor's published limit prices where stored)."""
+        by the exchange's rule of that session (board, listing age, ST, delisting period:
+        pitlake.limit_rules; the vendor's published limit prices where stored)."""
         return respond(service.limits(date=date, kind=kind, as_of=as_of, pin=x_pitlake_pin))
 
     @r.get("/status", response_model=StatusEnvelope, summary="Freshness per dataset")

@@ -314,7 +314,8 @@ class QueryService:
     def runs(
         self, *, as_of: str | None = None, pin: str | None = None, limit: int | None = None
     ) -> Answer:
-        """The ingest runs as known at the cutoff (pitlake.serve.api.runs)."""
-        from pitlake.serve.api.runs import DEFAULT_LIMIT, runs
+        """The ingest runs as known at the cutoff (`Lake.runs`, pitlake.read.runs)."""
+        from pitlake.read.runs import DEFAULT_LIMIT
 
-        return runs(self, as_of=as_of, pin=pin, limit=DEFAULT_LIMIT if limit is None else limit)
+        n = DEFAULT_LIMIT if limit is None else limit
+        return self.run("runs", pin, as_of, lambda lake, a: lake.runs(a, limit=n))

@@ -37,6 +37,7 @@ TOOLS = {
     "snapshot",
     "status",
     "datasets",
+    "runs",
 }
 
 

@@ -127,3 +127,38 @@ def test_bad_questions_are_one_clear_400(
     body = assert_envelope(r.json())
     assert r.status_code in (400, 422) and body["status"] == "INVALID_ARGUMENTS", body
     assert body["data"] == []
+
+
+def test_the_cli_mcp_and_lake_give_the_same_runs_as_of_the_cutoff(
+    make_client: Callable[..., TestClient], runs_lake: Path
+) -> None:
+    """`pitlake runs --as-of`, the MCP tool `runs` and `Lake.runs` are the route's answer:
+    a run started after the cutoff stays out, one ended after it is RUNNING."""
+    import asyncio
+    import json
+
+    from fastmcp import Client
+    from typer.testing import CliRunner
+
+    from pitlake.cli import app
+    from pitlake.read.lake import Lake
+    from pitlake.serve.mcp import create_server
+
+    route = _runs(make_client(runs_lake), as_of="2025-06-04")["data"]
+    assert [r["run_id"] for r in route] == ["spans", "early"]
+    out = CliRunner().invoke(
+        app, ["runs", "--lake", str(runs_lake), "--as-of", "2025-06-04", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    assert [json.loads(line) for line in out.output.splitlines()] == route
+    with Lake(runs_lake) as lake:
+        assert lake.runs("2025-06-04").to_dict()["data"] == route
+        assert lake.runs("2025-06-04", limit=0).status.value == "INVALID_ARGUMENTS"
+
+    async def go() -> object:
+        async with Client(create_server(runs_lake)) as client:
+            return await client.call_tool("runs", {"as_of": "2025-06-04"}, raise_on_error=False)
+
+    assert asyncio.run(go()).structured_content["data"] == route
+    bad = CliRunner().invoke(app, ["runs", "--lake", str(runs_lake), "--as-of", "not-a-date"])
+    assert bad.exit_code == 2 and "not-a-date" in bad.output
