@@ -1,7 +1,8 @@
 """XSHG trading sessions and Beijing-time helpers.
 
 Sessions come from exchange-calendars (offline, correct through the last year whose holidays the
-exchanges have published). Past its end, sessions come only from a stored `calendar` dataset
+exchanges have published; read from its snapshot `pitlake.calendar_sessions` while that is of the
+installed version, decision 54). Past its end, sessions come only from a stored `calendar` dataset
 registered with `register_extension`; otherwise a date raises — a session is never guessed.
 """
 
@@ -69,6 +70,38 @@ def session_close(d: date) -> datetime:
     return at_beijing(d, SESSION_CLOSE)
 
 
+def offline_sessions() -> list[date]:
+    """exchange-calendars' XSHG sessions: from its snapshot (`pitlake.calendar_sessions`) while
+    the installed library is the snapshot's version, else from the library (which loads pandas:
+    ~0.3 s of a one-symbol read)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from pitlake import calendar_sessions as snapshot
+
+    try:
+        installed = version("exchange_calendars")
+    except PackageNotFoundError:
+        installed = None
+    if installed == snapshot.EXCHANGE_CALENDARS:
+        return snapshot_sessions()
+    import exchange_calendars as xc
+
+    cal = xc.get_calendar("XSHG", start=FIRST_SESSION.isoformat())
+    return [ts.date() for ts in cal.sessions]
+
+
+def snapshot_sessions() -> list[date]:
+    """The sessions `pitlake.calendar_sessions` lists: its weekdays less the closed ones, plus
+    its weekend sessions."""
+    from pitlake import calendar_sessions as snapshot
+
+    closed = {date.fromisoformat(d) for d in snapshot.CLOSED_WEEKDAYS.split()}
+    extra = {date.fromisoformat(d) for d in snapshot.WEEKEND_SESSIONS.split()}
+    first, last = date.fromisoformat(snapshot.FIRST), date.fromisoformat(snapshot.LAST)
+    days = (first + timedelta(days=i) for i in range((last - first).days + 1))
+    return [d for d in days if (d.weekday() < 5 and d not in closed) or d in extra]
+
+
 class TradingCalendar:
     """Sorted XSHG sessions with O(log n) look-ups."""
 
@@ -92,11 +125,8 @@ class TradingCalendar:
         if self._sessions is None:
             with self._lock:
                 if self._sessions is None:
-                    import exchange_calendars as xc
-
-                    cal = xc.get_calendar("XSHG", start=FIRST_SESSION.isoformat())
-                    sessions = [ts.date() for ts in cal.sessions]
-                    self._offline_last = cal.last_session.date()
+                    sessions = offline_sessions()
+                    self._offline_last = sessions[-1]
                     self._last = self._offline_last
                     self._sessions = sessions
         return self._sessions

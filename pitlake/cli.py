@@ -93,7 +93,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pitlake.commands.vendors",
         "Check the vendors pitlake calls (run after upgrading akshare or changing tokens).",
     ),
-    "runs": ("pitlake.commands.runs", "The lake's recent ingest runs (ABANDONED: killed mid-run)."),
+    "runs": (
+        "pitlake.commands.runs",
+        "The lake's ingest runs as known at the cutoff (ABANDONED: killed).",
+    ),
     "datasets": (
         "pitlake.commands.datasets",
         "What is in the lake: the catalogue of datasets, as of a date.",

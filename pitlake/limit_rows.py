@@ -12,11 +12,14 @@ import re
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from pitlake import limit_rules as rules
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ST_NAME = re.compile(r"^[S*]*ST")
 _NAT = np.datetime64("NaT", "D")
@@ -32,11 +35,15 @@ class _BoardTable:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._table = pd.Series([], dtype="int8")
+        self._table: pd.Series | None = None  # built by the first look-up (pandas then)
 
     def lookup(self, codes: pd.Index) -> np.ndarray:
+        import pandas as pd
+
         codes = pd.Index([c if isinstance(c, str) else None for c in codes], dtype=object)
         with self._lock:
+            if self._table is None:
+                self._table = pd.Series([], dtype="int8")
             missing = codes.dropna().difference(self._table.index, sort=False)
             if len(missing):
                 rows = pd.Series(rules.board_codes(missing), index=missing, dtype="int8")
@@ -97,6 +104,8 @@ def row_regimes(
     earlier sessions to prove it past every new-listing window (never guessed seasoned).
     `delisting` (symbol → its delisting-arrangement periods, (first day, last day or None))
     puts a row inside one under that period's rule."""
+    import pandas as pd
+
     n = len(frame)
     if "symbol" not in frame.columns or n == 0:
         nan = np.full(n, np.nan)
@@ -196,6 +205,8 @@ def issue_price_rows(
 ) -> np.ndarray | None:
     """Per row: its code's issue price on an approval-regime first day (NaN elsewhere and
     where none is given); None when no row needs one."""
+    import pandas as pd
+
     if not regime.on_issue.any():
         return None
     if not issue_prices:

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from pitlake import limit_rules as rules
 from pitlake.limit_rows import Period, issue_price_rows, row_regimes, with_issue_prices
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UP, DOWN, BROKEN = "up", "down", "broken"
 POOLS: tuple[str, ...] = (UP, DOWN, BROKEN)
@@ -38,6 +41,8 @@ def limit_prices(pre_close: np.ndarray, ratio: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _numbers(frame: pd.DataFrame, col: str) -> np.ndarray:
+    import pandas as pd
+
     if col not in frame.columns:
         return np.full(len(frame), np.nan)
     values = frame[col]
@@ -48,12 +53,16 @@ def _numbers(frame: pd.DataFrame, col: str) -> np.ndarray:
 
 def _days(col: pd.Series) -> np.ndarray:
     """Each row's day as datetime64[D] (an instant or a date at midnight is its day)."""
+    import pandas as pd
+
     values = col.to_numpy() if col.dtype.kind == "M" else pd.to_datetime(col).to_numpy()
     return values.astype("datetime64[D]")
 
 
 def _codes(symbols: pd.Series) -> np.ndarray:
     """Integer codes of the symbols (a categorical's own codes: no hashing of 24M strings)."""
+    import pandas as pd
+
     if isinstance(symbols.dtype, pd.CategoricalDtype):
         return np.asarray(symbols.cat.codes)
     return pd.factorize(symbols)[0]
@@ -95,6 +104,8 @@ def row_limit_prices(
 
 def _per_row(out: pd.DataFrame, table: pd.DataFrame, col: str) -> np.ndarray:
     """`table`'s `col` for each (symbol, trade_date) of `out` (NaN where it has none)."""
+    import pandas as pd
+
     key = ["symbol", "trade_date"]
     right = table[[*key, col]].drop_duplicates(key, keep="last")
     right = right.assign(
@@ -152,6 +163,8 @@ def classify(
     rule gives a limit or cannot (unknown); on a no-limit session neither is, and the code is
     in no pool. `delisting` (symbol → its delisting-arrangement periods) judges a session
     inside one by that period's rule. `disagreements` lists where the two differ."""
+    import pandas as pd
+
     out = bars.reset_index(drop=True)
     if out.empty:
         return out.assign(
@@ -211,6 +224,8 @@ def disagreements(classified: pd.DataFrame) -> list[dict[str, object]]:
     """Rows of `classify(…, authority)` whose published limit prices are not the rule's:
     each with both pairs (the rule's None where it gives no limit or cannot), never one
     silently preferred."""
+    import pandas as pd
+
     if "vendor_up_limit" not in classified.columns or classified.empty:
         return []
     v_up, v_down = classified["vendor_up_limit"], classified["vendor_down_limit"]
@@ -233,6 +248,8 @@ def disagreements(classified: pd.DataFrame) -> list[dict[str, object]]:
 
 
 def _price(value: object) -> float | None:
+    import pandas as pd
+
     return None if value is None or pd.isna(value) else round(float(value), 2)  # type: ignore[arg-type]
 
 
@@ -250,6 +267,8 @@ def ladder(classified: pd.DataFrame) -> pd.Series:
     """Per row of `classify`'s frame (any order): limit-up closes in a row ending there
     (up), limit-down closes in a row (down), the run a broken board ended (broken), 0
     elsewhere; rows in a row are the code's own rows in date order."""
+    import pandas as pd
+
     if classified.empty:
         return pd.Series([], dtype="int64")
     codes = _codes(classified["symbol"])

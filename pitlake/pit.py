@@ -5,13 +5,13 @@ Every `known_at` in the lake is computed by a function in this module (docs/desi
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from pitlake.calendar import (
     BEIJING,
@@ -24,6 +24,9 @@ from pitlake.calendar import (
     to_date,
 )
 from pitlake.errors import CalendarRangeError, InvalidArgumentsError
+
+if TYPE_CHECKING:  # the known-at rules build frames at ingest; a read need not load pandas
+    import pandas as pd
 
 END_OF_DAY = time(23, 59, 59, 999999)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -97,6 +100,8 @@ def parse_cutoff(value: str | date | datetime | None, *, now: datetime | None = 
 def latest_admissible_known_at(basis: pd.Series, ingested_at: datetime) -> pd.Series:
     """Per row, the latest known_at a batch ingested at `ingested_at` may carry: the end of
     the ingestion's Beijing day for date-only bases, the ingestion instant otherwise."""
+    import pandas as pd
+
     at = pd.Timestamp(ingested_at if ingested_at.tzinfo else ingested_at.replace(tzinfo=BEIJING))
     day_end = pd.Timestamp(end_of_beijing_day(at.tz_convert(BEIJING).date()))
     limit = pd.Series(at.tz_convert("UTC"), index=basis.index).astype(KNOWN_AT_DTYPE)
@@ -106,9 +111,12 @@ def latest_admissible_known_at(basis: pd.Series, ingested_at: datetime) -> pd.Se
 
 def iso_beijing(at: datetime | pd.Timestamp | None) -> str | None:
     """An instant printed ISO-8601 in +08:00."""
-    if at is None or (isinstance(at, float) and at != at) or at is pd.NaT:
+    if at is None or (isinstance(at, float) and at != at):
         return None
-    if isinstance(at, pd.Timestamp):
+    pd = sys.modules.get("pandas")  # a pandas value exists only once pandas is loaded
+    if pd is not None and at is pd.NaT:
+        return None
+    if pd is not None and isinstance(at, pd.Timestamp):
         at = at.to_pydatetime()
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
@@ -217,9 +225,10 @@ def parse_vendor_time(value: object) -> datetime | None:
     (the caller then falls back to first_seen; it is never treated as 'now')."""
     if value is None or (isinstance(value, float) and value != value):
         return None
-    if isinstance(value, pd.Timestamp):
-        if value is pd.NaT:
-            return None
+    pd = sys.modules.get("pandas")  # a pandas value exists only once pandas is loaded
+    if pd is not None and value is pd.NaT:
+        return None
+    if pd is not None and isinstance(value, pd.Timestamp):
         value = value.to_pydatetime()
     if isinstance(value, datetime):
         return value.replace(tzinfo=BEIJING) if value.tzinfo is None else value
@@ -249,6 +258,8 @@ KNOWN_AT_DTYPE = "datetime64[us, UTC]"
 
 def _dates_at(dates: pd.Series, t: time) -> pd.Series:
     """date column + Beijing wall time → UTC instants."""
+    import pandas as pd
+
     offset = pd.Timedelta(
         hours=t.hour, minutes=t.minute, seconds=t.second, microseconds=t.microsecond
     )
@@ -257,6 +268,8 @@ def _dates_at(dates: pd.Series, t: time) -> pd.Series:
 
 
 def _const(frame: pd.DataFrame, value: str) -> pd.Series:
+    import pandas as pd
+
     return pd.Series([value] * len(frame), index=frame.index, dtype="string")
 
 
@@ -280,6 +293,8 @@ def rule_bases(rule: Callable[..., Any]) -> tuple[str, ...]:
 
 
 def _fetched(frame: pd.DataFrame, fetched_at: datetime) -> pd.Series:
+    import pandas as pd
+
     ts = (
         pd.Timestamp(fetched_at).tz_convert("UTC")
         if fetched_at.tzinfo
@@ -334,6 +349,8 @@ def rule_first_seen(frame: pd.DataFrame, fetched_at: datetime):
 @bases(KnownAtBasis.PUBLISHED, KnownAtBasis.FIRST_SEEN)
 def rule_news(frame: pd.DataFrame, fetched_at: datetime):
     """Publish time when we have one; otherwise the first time we saw the item."""
+    import pandas as pd
+
     published = pd.to_datetime(frame["published_at"], utc=True).astype(KNOWN_AT_DTYPE)
     seen = _fetched(frame, fetched_at)
     has = published.notna()
@@ -347,6 +364,8 @@ def rule_published_else_day_end(frame: pd.DataFrame, fetched_at: datetime):
     """An item with a vendor publish time (`published_at`) is known then (`published`); one
     the vendor dates only by its Beijing day (`ann_date`) at the end of that day
     (`announcement`). Never first_seen: every such item carries its day."""
+    import pandas as pd
+
     published = pd.to_datetime(frame["published_at"], utc=True).astype(KNOWN_AT_DTYPE)
     day_end = _dates_at(frame["ann_date"], END_OF_DAY) if len(frame) else published
     has = published.notna()
@@ -361,6 +380,8 @@ def rule_announced_else_first_seen(frame: pd.DataFrame, fetched_at: datetime):
     latest day that applies to its values: the announcement, or a later `actual_date` the row
     already reports (basis `announcement`). One without an announcement date is known when we
     first saw it (`first_seen`): a vendor's current plan is never back-dated."""
+    import pandas as pd
+
     ann = pd.to_datetime(frame["ann_date"])
     actual = pd.to_datetime(frame["actual_date"])
     latest = ann.where(actual.isna() | (ann >= actual), actual).where(ann.notna())
@@ -382,6 +403,8 @@ def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
 
     Expects columns report_period, ann_date, revision_date and undated_revision (a restated
     version with no distinct revision date: only datable by when we first saw it)."""
+    import pandas as pd
+
     periods = pd.to_datetime(frame["report_period"])
     bad = ~(periods.dt.is_quarter_end.fillna(False))
     if bad.any():
@@ -418,6 +441,8 @@ def rule_financials(frame: pd.DataFrame, fetched_at: datetime):
 
 def _clock_of(times: pd.Series) -> pd.Series:
     """'HH:MM' (or 'HH:MM:SS') texts → offsets from midnight; missing → 0."""
+    import pandas as pd
+
     text = times.astype("object").where(times.notna(), "00:00").astype(str)
     return pd.to_timedelta(text.map(lambda t: t if t.count(":") == 2 else t + ":00"))
 
@@ -437,6 +462,8 @@ def rule_state_intervals(frame: pd.DataFrame, fetched_at: datetime):
       one-day state, a suspended session, is one fact: known by its start);
     - `undated` rows (a vendor list of today's states that carries no date) are `first_seen`.
     Expects start_date, end_date, ann_date, start_time and undated columns."""
+    import pandas as pd
+
     idx = frame.index
     seen = _fetched(frame, fetched_at)
     if not len(frame):
@@ -488,6 +515,8 @@ def rule_issue_terms(frame: pd.DataFrame, fetched_at: datetime):
     without a listing day, or one whose date would lie after the fetch (decision 1's
     same-day rule for the date-only basis) is known when first seen (`first_seen`).
     Expects ipo_date, list_date and issue_price."""
+    import pandas as pd
+
     seen = _fetched(frame, fetched_at)
     if not len(frame):
         return seen, _const(frame, KnownAtBasis.FIRST_SEEN)
@@ -507,7 +536,7 @@ def rule_issue_terms(frame: pd.DataFrame, fetched_at: datetime):
     return known.astype(KNOWN_AT_DTYPE), basis
 
 
-Rule = Callable[[pd.DataFrame, datetime], tuple[pd.Series, pd.Series]]
+Rule = Callable[["pd.DataFrame", datetime], tuple["pd.Series", "pd.Series"]]
 
 
 def apply_known_at(rule: Rule, frame: pd.DataFrame, fetched_at: datetime) -> pd.DataFrame:

@@ -8,27 +8,31 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pitlake.pit import iso_beijing, iso_beijing_many
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def json_value(v: Any) -> Any:
-    if v is None or v is pd.NaT:
+    pd = sys.modules.get("pandas")  # a pandas value exists only once pandas is loaded
+    if v is None or (pd is not None and v is pd.NaT):
         return None
     if isinstance(v, bool | str | int):
         return v
     if isinstance(v, float):
         return v if math.isfinite(v) else None
-    if isinstance(v, pd.Timestamp | datetime):
+    if isinstance(v, datetime):  # pandas.Timestamp too
         return iso_beijing(v)
     if isinstance(v, date):
         return v.isoformat()
@@ -53,6 +57,8 @@ def _column(s: pd.Series) -> list[Any]:
     (a session close, a date, a symbol) is converted once: answers repeat them a lot, and
     per-cell conversion dominated large answers (measured: 19 s → under 2 s for 350k
     statement versions)."""
+    import pandas as pd
+
     if pd.api.types.is_float_dtype(s.dtype):
         return _floats(s.to_numpy(dtype="float64"))
     if pd.api.types.is_bool_dtype(s.dtype) and s.dtype != object:
@@ -74,20 +80,69 @@ def _arrow_column(a: pa.ChunkedArray) -> list[Any]:
     """One Arrow column as JSON-safe values, the same as `_column` on its pandas form."""
     t = a.type
     if pa.types.is_floating(t):
-        return _floats(a.to_numpy().astype("float64", copy=False))
+        values = _fixed_width(a, f"float{t.bit_width}").astype("float64")
+        nulls = _nulls(a)
+        if nulls is not None:
+            values[nulls] = np.nan
+        return _floats(values)
     if pa.types.is_timestamp(t):
-        null = a.is_null().to_numpy(zero_copy_only=False) if a.null_count else None
-        epoch = a.cast(pa.int64()).fill_null(0).to_numpy()  # naive instants count as UTC
-        return iso_beijing_many(epoch, t.unit, null)
+        nulls = _nulls(a)
+        epoch = _fixed_width(a, "int64")  # naive instants count as UTC
+        return iso_beijing_many(
+            epoch if nulls is None else np.where(nulls, 0, epoch), t.unit, nulls
+        )
     if pa.types.is_date(t):
         if a.null_count:
             return [None if v is None else v.isoformat() for v in a.to_pylist()]
-        return np.datetime_as_string(a.to_numpy().astype("datetime64[D]"), unit="D").tolist()
+        if t == pa.date32():
+            days = _fixed_width(a, "int32").astype("datetime64[D]")
+        else:  # date64: milliseconds since the epoch
+            days = _fixed_width(a, "int64").astype("datetime64[ms]").astype("datetime64[D]")
+        return np.datetime_as_string(days, unit="D").tolist()
     if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
         return a.to_pylist()
     if pa.types.is_integer(t) or pa.types.is_boolean(t):
         return a.to_pylist()
     return [json_value(v) for v in a.to_pylist()]
+
+
+# pyarrow's own `to_numpy`, `as_py` of a zoned timestamp and any Python value handed to it
+# (`pa.scalar`, a Python operand of a compute function) import pandas (~0.25 s), which a small
+# read never needs otherwise: the helpers below read Arrow's buffers instead (decision 54).
+
+
+def _fixed_width(a: pa.ChunkedArray, dtype: str) -> np.ndarray:
+    """A fixed-width column's values, read from its data buffers (a null's slot holds whatever
+    the buffer holds: callers mask it with `_nulls`)."""
+    width = np.dtype(dtype).itemsize
+    parts = [
+        np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=c.offset * width)
+        for c in a.chunks
+        if len(c)
+    ]
+    return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+
+
+def _nulls(a: pa.ChunkedArray) -> np.ndarray | None:
+    """Which rows are null (None: none is), from the validity bitmaps."""
+    if not a.null_count:
+        return None
+    parts = []
+    for c in a.chunks:
+        bitmap = c.buffers()[0]
+        if bitmap is None:
+            parts.append(np.zeros(len(c), dtype=bool))
+            continue
+        bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+        parts.append(bits[c.offset : c.offset + len(c)] == 0)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def latest_instant(column: pa.ChunkedArray) -> str | None:
+    """The greatest instant of a timestamp column as `iso_beijing` prints it (None: no
+    instant), through its epoch integer."""
+    epoch = pc.max(column.cast(pa.int64())).as_py()
+    return None if epoch is None else iso_beijing_many(np.array([epoch]), column.type.unit)[0]
 
 
 def to_records(

@@ -12,15 +12,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 
 from pitlake import units as _units
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import Rule
 from pitlake.symbols import canonical_many, instrument_members
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: a read need not load it
+    import pandas as pd
 
 TS = pa.timestamp("us", tz="UTC")
 
@@ -49,12 +51,16 @@ def by_unit(groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
 
 def _year_of(col: str) -> Callable[[pd.DataFrame], pd.Series]:
     def derive(frame: pd.DataFrame) -> pd.Series:
+        import pandas as pd
+
         return pd.to_datetime(frame[col]).dt.year.astype("int64").astype(str)
 
     return derive
 
 
 def _month_of_known_at(frame: pd.DataFrame) -> pd.Series:
+    import pandas as pd
+
     return (
         pd.to_datetime(frame["known_at"], utc=True)
         .dt.tz_convert("Asia/Shanghai")

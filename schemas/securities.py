@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from pitlake.schemas.base import TS, Dataset, Kind, Partitioning, Scope, StateView
@@ -33,6 +32,9 @@ from pitlake.errors import InvalidArgumentsError
 from pitlake.limit_rules import SZSE_DELISTING_SINCE, Period
 from pitlake.pit import rule_state_intervals
 from pitlake.symbols import Board, parse
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LISTING, NAME, ST, SUSPENSION = "listing", "name", "st", "suspension"
 ATTRIBUTES = (LISTING, NAME, ST, SUSPENSION)
@@ -93,10 +95,12 @@ UNIVERSE_FIELDS: tuple[pa.Field, ...] = (
 
 # A suspension of a whole session is public by the call auction's open (announced before it).
 CALL_AUCTION = "09:15"
-ONE_DAY = pd.Timedelta(days=1)
+ONE_DAY = timedelta(days=1)
 
 
 def _frame(n: int, **columns: Any) -> pd.DataFrame:
+    import pandas as pd
+
     base = {c: [None] * n for c in SCHEMA_COLUMNS}
     base["undated"] = [False] * n
     base.update({k: list(v) if not isinstance(v, str) else [v] * n for k, v in columns.items()})
@@ -108,7 +112,9 @@ def listing_rows(
 ) -> pd.DataFrame:
     """Listing intervals: from the first trading day to the day before the delisting date
     (null while listed). Board and exchange follow from the code (pitlake.symbols)."""
-    ends = [None if pd.isna(x) else x - ONE_DAY.to_pytimedelta() for x in delist_dates]
+    import pandas as pd
+
+    ends = [None if pd.isna(x) else x - ONE_DAY for x in delist_dates]
     parsed = [parse(s) for s in symbols]
     return _frame(
         len(symbols),
@@ -132,6 +138,8 @@ def name_rows(
 ) -> pd.DataFrame:
     """Name intervals, and an ST interval beside each name that marks one (ST, *ST, S*ST,
     SST: the designation is the name in force)."""
+    import pandas as pd
+
     names_ = _frame(
         len(symbols),
         symbol=symbols,
@@ -154,6 +162,8 @@ def suspension_rows(
 ) -> pd.DataFrame:
     """One suspended session per row; public by the call auction's open, or from the stated
     time of an intraday suspension."""
+    import pandas as pd
+
     n = len(symbols)
     at = [
         CALL_AUCTION if t is None or pd.isna(t) else t
@@ -199,6 +209,8 @@ def finish(frames: list[pd.DataFrame], fetched_on: date) -> pd.DataFrame:
     open-ended version: the start was public long before the end, so a read between them
     sees the state in force (a backfill from today's lists then answers the past as it was
     known, not only from the end on)."""
+    import pandas as pd
+
     frames = [f for f in frames if not f.empty]
     if not frames:
         return _frame(0)
@@ -246,6 +258,8 @@ def check(q: Any) -> UniverseOptions:
 
 def _days(col: pd.Series) -> np.ndarray:
     """A date column as datetime64[D], NaT where null."""
+    import pandas as pd
+
     return pd.to_datetime(col).to_numpy().astype("datetime64[D]")
 
 
@@ -282,6 +296,8 @@ def _sources(used: pd.DataFrame) -> pd.Series:
 def universe_at(rows: pd.DataFrame, day: date, opts: UniverseOptions | None = None) -> pd.DataFrame:
     """Every symbol listed on `day` (a listing interval covers it), with the states in force
     that day. `rows`: the newest version per key known at the cutoff."""
+    import pandas as pd
+
     opts = opts or UniverseOptions(None, True, True)
     live = _in_force(rows, day)
     parts = {a: rows[live & (rows["attribute"] == a).to_numpy(dtype=bool)] for a in ATTRIBUTES}
@@ -358,6 +374,8 @@ def delisting_periods(rows: pd.DataFrame, days: Sequence[date]) -> dict[str, lis
     A delisted code whose names carry no history (AkShare's lists: today's name only, no
     dated name row) and no marked name may have had a period the lake never saw: the
     UNSURE_SPAN before its delisting is a Period with `known` False (its limits unknown)."""
+    import pandas as pd
+
     if rows.empty or not len(days):
         return {}
     lo, hi = np.datetime64(min(days), "D"), np.datetime64(max(days), "D")

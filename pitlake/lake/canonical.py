@@ -4,20 +4,25 @@ bitemporal columns filled and checked (no null key, no naive instant, no future 
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from pitlake.lake.versions import SEQ
 from pitlake.pit import iso_beijing, latest_admissible_known_at
 from pitlake.schemas import Dataset
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 # Columns a caller supplies; the store adds ingested_at and run_id.
 SUPPLIED_BITEMPORAL = ("source", "known_at", "known_at_basis")
 
 
 def to_utc(value: datetime | pd.Timestamp, what: str) -> pd.Timestamp:
+    import pandas as pd
+
     ts = pd.Timestamp(value)
     if ts.tzinfo is None:
         raise ValueError(f"{what} must be timezone-aware, got naive {value!r}")
@@ -25,6 +30,8 @@ def to_utc(value: datetime | pd.Timestamp, what: str) -> pd.Timestamp:
 
 
 def _date_series(s: pd.Series, name: str) -> pd.Series:
+    import pandas as pd
+
     if s.dtype == object:
         try:  # the usual case, datetime.date objects: Arrow checks them in C
             pa.array(s, type=pa.date32(), from_pandas=True)
@@ -41,6 +48,8 @@ def _date_series(s: pd.Series, name: str) -> pd.Series:
 
 
 def _timestamp_series(s: pd.Series, name: str) -> pd.Series:
+    import pandas as pd
+
     if isinstance(s.dtype, pd.DatetimeTZDtype):
         return s.dt.tz_convert("UTC").astype("datetime64[us, UTC]")
     if s.isna().all():  # no instants at all (e.g. a feed without publish times)
@@ -60,6 +69,8 @@ def canonical_batch(
 
     Raises ValueError on missing columns, null keys, naive instants, or a known_at after
     ingestion (a fact cannot be public after we stored it: that would be a future timestamp)."""
+    import pandas as pd
+
     needed = [*schema.columns, *SUPPLIED_BITEMPORAL]
     missing = [c for c in needed if c not in frame.columns]
     if missing:

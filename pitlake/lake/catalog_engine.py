@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, Table, and_, event, func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
 ENV_URL = "PITLAKE_CATALOG_URL"
@@ -101,6 +99,10 @@ def upsert(
     changes = {k: v for k, v in values.items() if k not in keys}
     dialect = conn.dialect.name
     if dialect in ("sqlite", "postgresql"):
+        # the dialects' own inserts are for writes: a read loads only the dialect it connects
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
         make = sqlite_insert if dialect == "sqlite" else pg_insert
         ins = make(table).values(**values)
         where = table.c[unless_newer] <= ins.excluded[unless_newer] if unless_newer else None

@@ -7,15 +7,17 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pitlake.lake.tempfiles import temp_path_for
 from pitlake.schemas import Dataset
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Row groups small enough that min/max statistics on the sort columns prune a one-symbol read.
 ROW_GROUP_SIZE = 131_072
@@ -127,6 +129,8 @@ def sorted_releasing(parts: list[pa.Table], sort_columns: list[str]) -> pa.Table
 
 
 def _plain(v: Any) -> str | None:
+    import pandas as pd
+
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
         return None
     return str(v)

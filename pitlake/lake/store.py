@@ -26,10 +26,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -44,13 +43,17 @@ from pitlake.lake.fs import (
     open_fs,
 )
 from pitlake.lake.killpoints import kill_point
-from pitlake.lake.lease import DATASET_WIDE, Coordinator, Holding
 from pitlake.lake.parquet import atomic_write_bytes, conform, parquet_bytes, sorted_releasing
 from pitlake.lake.tempfiles import sweep_orphans
 from pitlake.lake.versions import new_versions, versions_matching
 from pitlake.lake.zones import CURATED, ZONES, QuarantineZone, RawZone, safe_segment
 from pitlake.schemas import Dataset
 from pitlake.schemas import get as get_schema
+
+if TYPE_CHECKING:  # the lease (SQLAlchemy tables) is for writes only
+    import pandas as pd
+
+    from pitlake.lake.lease import Coordinator, Holding
 
 PART_FILE = "part.parquet"
 # A conditional PUT that finds another writer's object starts the partition's read-merge-write
@@ -174,6 +177,8 @@ class LakeStore:
 
     def read_all(self, dataset: str) -> pd.DataFrame:
         """Every stored version of a dataset (all partitions), for tests and tools."""
+        import pandas as pd
+
         schema = get_schema(dataset)
         frames = [self.fs.parquet(p.path).read().to_pandas() for p in self.list_partitions(dataset)]
         frames = [f for f in frames if len(f)]
@@ -213,6 +218,8 @@ class LakeStore:
                         if attempt == CONFLICT_ATTEMPTS:
                             raise
         else:
+            from pitlake.lake.lease import DATASET_WIDE
+
             with self._hold(schema.name, DATASET_WIDE, self.dataset_dir(schema.name)):
                 existing = self._versions_of_keys(schema, batch)
                 added, revisions = new_versions(schema, batch, existing, ingested)
@@ -280,6 +287,8 @@ class LakeStore:
 
     def _versions_of_keys(self, schema: Dataset, batch: pd.DataFrame) -> pd.DataFrame | None:
         """Stored versions of the batch's keys, wherever they are partitioned."""
+        import pandas as pd
+
         cols = list(dict.fromkeys([*schema.key, *schema.value_columns, "known_at"]))
         frames = [
             versions_matching(self.fs.parquet(part.path).read(columns=cols), schema, batch)

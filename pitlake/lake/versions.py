@@ -11,14 +11,17 @@ answering with the figures as first stored.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pitlake.pit import KnownAtBasis, iso_beijing
 from pitlake.schemas import Dataset
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SEQ = "__seq"  # a batch row's arrival order (canonical_batch numbers the rows)
 _STORED_MAX = "__stored_known_at"
@@ -28,6 +31,8 @@ _REVISED = "__revised"
 def _comparable(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """Columns in a form pandas can match exactly: NaN matches NaN, -0.0 matches 0.0, and
     list values (Arrow lists come back as arrays) become JSON text."""
+    import pandas as pd
+
     out = pd.DataFrame(index=frame.index)
     for c in columns:
         s = frame[c]
@@ -48,6 +53,8 @@ def new_versions(
     """The rows of `incoming` that are new versions, with the revision rule applied.
 
     Returns (rows to append, how many of them were re-dated to first_seen)."""
+    import pandas as pd
+
     key = list(schema.key)
     cmp_cols = key + schema.value_columns
     inc = incoming.sort_values(["known_at", SEQ], kind="stable")
@@ -104,6 +111,8 @@ def versions_matching(
 ) -> pd.DataFrame | None:
     """The stored rows whose key columns each take a value seen in `batch` (a superset of the
     batch's keys, filtered in Arrow), as pandas for the version comparison."""
+    import pandas as pd
+
     if table is None or table.num_rows == 0:
         return None
     mask = None

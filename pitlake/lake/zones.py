@@ -8,15 +8,17 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from pitlake.calendar import beijing
 from pitlake.lake.parquet import lenient_table, parquet_bytes
 from pitlake.pit import iso_beijing
 from pitlake.schemas import get as get_schema
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CURATED = "curated"
 RAW = "raw"

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.read import scans
 from pitlake.read.cutoff import Ask
@@ -25,6 +23,8 @@ from pitlake.statuses import ResultStatus
 from pitlake.units import ADJUSTED_PRICE_DECIMALS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pitlake.read.lake import Lake
 
 FACTORS = adj_factors.SCHEMA  # the factors adjusted prices are computed from
@@ -75,6 +75,8 @@ def adjust_prices(
     adj_factor, source: one vendor per symbol). `coverage_end[symbol]` is the last date through
     which the factor series is known complete; rows after it, or before the first factor, are
     uncovered and their symbol is left out of the frame."""
+    import pandas as pd
+
     if mode not in ("qfq", "hfq"):
         raise ValueError(f"adjust mode must be qfq or hfq, got {mode!r}")
     anchors = anchors_of(factors)

@@ -7,10 +7,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -20,8 +19,12 @@ from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.pit import iso_beijing
 from pitlake.read.cutoff import Ask
 from pitlake.read.status import Gap, LedgerView, gaps_meta, vendor_trace
+from pitlake.records import latest_instant
 from pitlake.schemas import BITEMPORAL_COLUMNS, Dataset
 from pitlake.statuses import DateStatus, ResultStatus
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def sources(data: pd.DataFrame | pa.Table) -> str | None:
@@ -49,15 +52,14 @@ def meta(
     """The meta every data answer carries: rows, known_at_max, vendor_trace, pinned (and
     as_ingested, the gaps)."""
     known_max = None
-    if len(data):
-        known_max = (
-            pc.max(data.column("known_at")).as_py()
-            if isinstance(data, pa.Table)
-            else data["known_at"].max()
-        )
+    if len(data) and isinstance(data, pa.Table):
+        known_max = latest_instant(data.column("known_at"))
+    elif len(data):
+        latest = data["known_at"].max()
+        known_max = iso_beijing(latest) if latest is not None else None
     out: dict[str, Any] = {
         "rows": rows,
-        "known_at_max": iso_beijing(known_max) if known_max is not None else None,
+        "known_at_max": known_max,
         "vendor_trace": vendor_trace(entries, view, ask.cutoff.date()),
         "pinned": ask.pinned,
     }

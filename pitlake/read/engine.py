@@ -233,7 +233,8 @@ def same_as_next_row(table: pa.Table, columns: Sequence[str]) -> pa.Array:
     same = None
     for c in columns:
         a = table.column(c)
-        eq = pc.fill_null(pc.equal(a.slice(0, n - 1), a.slice(1)), False)
+        eq = pc.equal(a.slice(0, n - 1), a.slice(1))
+        eq = pc.and_kleene(eq, pc.is_valid(eq))  # NULL → false (a Python False loads pandas)
         same = eq if same is None else pc.and_(same, eq)
     assert same is not None
     return same.combine_chunks() if isinstance(same, pa.ChunkedArray) else same

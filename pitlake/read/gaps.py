@@ -11,8 +11,6 @@ from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from pitlake.calendar import FIRST_SESSION
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.lake.catalog_values import LedgerEntry
@@ -47,6 +45,8 @@ _FLOORS: dict[Rule, dict[date, datetime]] = {}
 def _date_only_rule(schema: Dataset) -> bool:
     """Whether the rule dates a row from its date alone: the same floor for two fetch
     instants a year apart (checked once per rule)."""
+    import pandas as pd
+
     rule = schema.known_at
     if rule not in _DATE_ONLY:
         assert schema.date_column is not None
@@ -63,6 +63,8 @@ def known_at_floors(schema: Dataset, dates: Iterable[date]) -> dict[date, dateti
     from one call of the rule over the dates not seen before (a call per date cost ~1 ms: a
     five-year gap analysis spent a second here). A rule that depends on the date alone (not
     on when the row was fetched) is remembered per date."""
+    import pandas as pd
+
     assert schema.date_column is not None
     days = sorted(set(dates))
     if not days:

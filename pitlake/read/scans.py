@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -21,6 +20,8 @@ from pitlake.read.engine import Params, col, hidden, last_per_key, visible, visi
 from pitlake.schemas import Dataset
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pitlake.read.lake import Lake
 
 # Reads bounded by symbols × calendar days up to this pick the newest version per key by a
@@ -295,6 +296,8 @@ def latest_date(
 def factor_series(lake: Lake, factors: Dataset, symbols: list[str], ask: Ask) -> pd.DataFrame:
     """Per symbol, one vendor's factors as known at the cutoff: the vendor of the latest
     factor, and only its rows (bases differ between vendors)."""
+    import pandas as pd
+
     files = [
         p.path
         for p in lake.store.list_partitions(factors.name)

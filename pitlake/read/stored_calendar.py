@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import logging
 from datetime import date
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import pyarrow.compute as pc
 
 from pitlake.calendar import XSHG, TradingCalendar
 from pitlake.lake.store import LakeStore
 from pitlake.schemas.calendar import SCHEMA
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -27,19 +31,16 @@ def stored_sessions(store: LakeStore) -> tuple[list[date], date] | None:
     through; None when the lake holds nothing past it. An unreadable calendar file leaves the
     offline calendar in force (dates past it keep raising) rather than breaking every read."""
     try:
-        frame = store.read_all(SCHEMA.name)
+        frame = _rows_past_offline(store)
     except Exception as e:  # a corrupt partition: warn, never guess sessions
         log.warning("stored calendar unreadable, offline calendar only: %s", e)
         return None
-    if frame is None or frame.empty:
+    if frame is None:
         return None
-    frame = frame[frame["exchange"] == "XSHG"]
-    days = pd.to_datetime(frame["date"]).dt.date
-    beyond = frame[days > XSHG.offline_last]
-    if beyond.empty:
-        return None
+    import pandas as pd
+
     # the latest stored version of each date decides
-    latest = beyond.sort_values("known_at").drop_duplicates(["exchange", "date"], keep="last")
+    latest = frame.sort_values("known_at").drop_duplicates(["exchange", "date"], keep="last")
     through = max(pd.to_datetime(latest["date"]).dt.date)
     sessions = [
         d
@@ -49,6 +50,31 @@ def stored_sessions(store: LakeStore) -> tuple[list[date], date] | None:
         if bool(is_open)
     ]
     return sessions, through
+
+
+def _rows_past_offline(store: LakeStore) -> pd.DataFrame | None:
+    """Every stored version of an XSHG date past the offline calendar, or None when there is
+    none. A file whose dates all lie within the offline calendar is skipped by its greatest
+    date, an Arrow aggregate: until the offline calendar ends, opening a lake needs no pandas
+    (no Python value turned into Arrow either: that is what makes pyarrow import pandas)."""
+    past = XSHG.offline_last
+    frames = []
+    for part in store.list_partitions(SCHEMA.name):
+        table = store.fs.parquet(part.path).read()
+        latest = pc.max(table["date"]).as_py() if table.num_rows else None
+        if latest is None or latest <= past:
+            continue
+        import pandas as pd
+
+        frame = table.to_pandas()
+        frame = frame[frame["exchange"] == "XSHG"]
+        frames.append(frame[pd.to_datetime(frame["date"]).dt.date > past])
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return None
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True)
 
 
 def lake_calendar(store: LakeStore) -> TradingCalendar:

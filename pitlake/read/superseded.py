@@ -20,16 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 
 from pitlake.read.engine import DuckReader, Params, ident, same_as_next_row, visible_mask
 from pitlake.read.kept import KeptByFiles
 from pitlake.schemas import Dataset
+
+if TYPE_CHECKING:
+    pass
 
 # File sets kept per process: a statements lake's multi-version rows are ~1 MB in Arrow.
 MAX_SETS = 8
@@ -128,6 +130,8 @@ def register_superseded(
     `_<dataset>_superseded`: its name, "" when no row is, None when they are not known (see
     `MultiVersionRows.get`). The files are scanned by `scan` on a miss (default: on `con`,
     whose file access must still be on)."""
+    import pyarrow.dataset as ds
+
     if not files:
         return ""
 

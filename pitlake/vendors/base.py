@@ -29,7 +29,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
-import pandas as pd
 
 from pitlake.errors import (
     InvalidArgumentsError,
@@ -40,6 +39,8 @@ from pitlake.errors import (
 from pitlake.pit import apply_known_at
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pitlake.vendors.ratelimit import RateConfig
     from pitlake.vendors.replay.dialect import ReplayDialect
 
@@ -48,6 +49,8 @@ def json_cell(v: Any) -> Any:
     """A vendor frame cell → a JSON-safe value (NaN/NA/inf → null, numpy scalars → Python,
     dates ISO). Every adapter builds its `extra` and seat texts with it, so a field reads the
     same whichever vendor served it."""
+    import pandas as pd
+
     if v is None or v is pd.NA or v is pd.NaT:
         return None
     if isinstance(v, bool | np.bool_):

@@ -13,9 +13,7 @@ costs a second or more, and a missing library must not break classification.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import (
     InvalidArgumentsError,
@@ -23,6 +21,9 @@ from pitlake.errors import (
     PitlakeError,
     VendorError,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_MESSAGE = 300
 
@@ -90,6 +91,8 @@ def check_reply(vendor: str, endpoint: str, frame: object) -> pd.DataFrame:
     reply); from the others (Tushare always names its fields) it is a broken reply.
     An empty frame *with* columns is returned: the adapter decides (one call of many may be
     empty), and `Adapter.fetch` turns an empty result into NoMarketDataError."""
+    import pandas as pd
+
     kw: dict[str, Any] = {"vendor": vendor, "endpoint": endpoint}
     if not isinstance(frame, pd.DataFrame):
         return_type = "None" if frame is None else type(frame).__name__

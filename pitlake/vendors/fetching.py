@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pitlake.errors import InvalidArgumentsError, VendorNotConfiguredError
 from pitlake.symbols import canonical
 from pitlake.vendors.base import FetchRequest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def window(req: FetchRequest, vendor: str | None = None) -> tuple[date, date]:
@@ -33,6 +35,8 @@ def window(req: FetchRequest, vendor: str | None = None) -> tuple[date, date]:
 
 def concat(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """The parts that have rows, one frame (an empty one when none has)."""
+    import pandas as pd
+
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

@@ -21,12 +21,15 @@ import logging
 import math
 from collections.abc import Iterable
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 
 from pitlake.errors import InvalidArgumentsError, VendorError
 from pitlake.symbols import canonical
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,8 @@ def garbled(message: str, *, vendor: str, endpoint: str) -> VendorError:
 
 def is_missing(v: object) -> bool:
     """None, NA, NaT, NaN or blank text: the vendor gave no value."""
+    import pandas as pd
+
     if v is None or v is pd.NA or v is pd.NaT:
         return True
     if isinstance(v, float) and math.isnan(v):
@@ -68,6 +73,8 @@ def code_text(v: object) -> str | None:
 
 def _date_text(v: object) -> str | None:
     """A date cell as YYYYMMDD text (still to be checked), None when missing."""
+    import pandas as pd
+
     if is_missing(v):
         return None
     if isinstance(v, datetime | pd.Timestamp):
@@ -84,6 +91,8 @@ def parse_dates(values: pd.Series, *, vendor: str, endpoint: str, column: str) -
     """Vendor dates (`'20250603'`, `'2025-06-03[ 00:00:00]'`, date, Timestamp, 20250603) →
     `datetime.date` objects; None where the vendor gave none. A value that is not a date
     rejects the answer. Each distinct value is parsed once (histories repeat their dates)."""
+    import pandas as pd
+
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     distinct = pd.Series(uniques, dtype=object)
     text = distinct.map(_date_text)
@@ -111,6 +120,8 @@ def parse_required_dates(
 
 def parse_numbers(values: pd.Series, *, vendor: str, endpoint: str, column: str) -> pd.Series:
     """Vendor numbers → float64 (missing → NaN). Non-numeric text rejects the answer."""
+    import pandas as pd
+
     if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
         return values.astype("float64")  # the usual answer: nothing to clean
     cleaned = values.map(lambda v: None if is_missing(v) else v)
@@ -212,6 +223,7 @@ def parse_session_times(
     """Beijing wall times within a session (`HHMMSS`, `HH:MM:SS`, `92500` with its leading
     zero lost) on each row's day → UTC instants; missing (blank, 0, the zero-filled `000000`
     East Money gives where it has no time) → NaT. Anything else rejects the answer."""
+    import pandas as pd
 
     def one(day: object, v: object) -> pd.Timestamp | None:
         if is_missing(v) or day is None or is_missing(day):

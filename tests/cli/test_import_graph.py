@@ -16,19 +16,24 @@ import typer
 
 from pitlake import cli
 
-# Fresh interpreter: run `pitlake ARGS…` through pitlake.cli.main, then record what was imported.
+# Fresh interpreter: run `pitlake ARGS…` through pitlake.cli.main, then record what was imported,
+# at exit: the recorder is the first exit handler registered, so it runs last, and what the
+# command's own exit handlers import (a vendor library closing its socket, say) counts too.
 PROBE = """
-import json, sys
+import atexit, json, sys
 out, args = sys.argv[1], sys.argv[2:]
+result = {"code": None}
+def record():
+    with open(out, "w") as f:
+        json.dump({"code": result["code"], "modules": sorted(sys.modules)}, f)
+atexit.register(record)
 sys.argv = ["pitlake", *args]
 from pitlake import cli
 try:
     cli.main()
-    code = 0
+    result["code"] = 0
 except SystemExit as exc:
-    code = exc.code or 0
-with open(out, "w") as f:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, f)
+    result["code"] = exc.code or 0
 """
 
 NOT_IN_A_READ = (
@@ -76,6 +81,37 @@ def test_a_read_imports_no_orchestrator_validator_server_or_vendor_sdk(
         f"pitlake.commands.{read}",
         "pitlake.commands.query_options",
     }
+
+
+# What a one-symbol read does without (decision 54): pandas (the read is Arrow from the scan to
+# the printed table), the lease's SQLAlchemy tables and the dialects' upserts (writes only),
+# exchange-calendars (its snapshot is read), the pipeline.
+NOT_IN_A_ONE_SYMBOL_READ = (
+    "pandas",  # pyarrow imports it at the first Python value it converts, or a `to_numpy`
+    "pitlake.lake.lease",
+    "sqlalchemy.dialects.postgresql",
+    "exchange_calendars",
+    "pitlake.pipeline",
+)
+
+
+def test_a_one_symbol_query_loads_no_pandas_no_writer_and_no_calendar_library(
+    built_lake: Path, tmp_path: Path
+) -> None:
+    code, modules = imported(tmp_path, *READS["query"], "--lake", str(built_lake))
+    assert code == 0
+    assert not {m for m in modules if m.startswith(NOT_IN_A_ONE_SYMBOL_READ)}
+
+
+def test_loading_the_query_command_loads_no_pandas_and_no_catalog(tmp_path: Path) -> None:
+    """The query command's module and its options (generated from the specs' query models)
+    import the specs' Arrow fields, not pandas, the catalog or DuckDB: `pitlake query --help`
+    and every refusal before a read pay only for those."""
+    code, modules = imported(tmp_path, "query", "quotes", "--help")
+    assert code == 0
+    assert "pitlake.commands.query" in modules
+    heavy = {"pandas", "sqlalchemy", "duckdb", "exchange_calendars"}
+    assert tops(modules).isdisjoint(heavy), sorted(tops(modules) & heavy)
 
 
 def test_help_imports_no_command_module_and_no_data_stack(tmp_path: Path) -> None:

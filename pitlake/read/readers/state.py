@@ -14,7 +14,6 @@ from datetime import date, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -32,6 +31,8 @@ from pitlake.schemas.query import Query
 from pitlake.statuses import DateStatus, ResultStatus
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pitlake.lake.store import LakeStore
     from pitlake.read.lake import Lake
 

@@ -4,12 +4,9 @@ one of these (the traceback goes to the log only)."""
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from typing import Any
-
-import duckdb
-import pyarrow as pa
-from sqlalchemy.exc import SQLAlchemyError
 
 from pitlake.envelope import Result
 from pitlake.errors import LakeCorruptError, LakeError, NotALakeError
@@ -50,7 +47,17 @@ FAULT_RETRYABLE: dict[Fault, bool] = {
     Fault.CATALOG: True,
     Fault.INTERNAL: True,
 }
-STORAGE_ERRORS: tuple[type[BaseException], ...] = (duckdb.Error, pa.ArrowException, OSError)
+# Errors of these libraries' classes (module, class name) are faults of the storage or of the
+# catalog. Looked up among the modules already loaded: a library that was never imported raised
+# nothing, and a read that fails early (a bad argument) need not load SQLAlchemy to say so.
+STORAGE_ERRORS: tuple[tuple[str, str], ...] = (("duckdb", "Error"), ("pyarrow", "ArrowException"))
+CATALOG_ERRORS: tuple[tuple[str, str], ...] = (("sqlalchemy.exc", "SQLAlchemyError"),)
+
+
+def _loaded(classes: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
+    """The classes named whose module is loaded."""
+    found = (getattr(sys.modules.get(module), name, None) for module, name in classes)
+    return tuple(c for c in found if isinstance(c, type))
 
 
 def classify(exc: BaseException) -> Fault:
@@ -60,9 +67,9 @@ def classify(exc: BaseException) -> Fault:
         return Fault.STORAGE
     if isinstance(exc, LakeError):
         return Fault.CATALOG
-    if isinstance(exc, STORAGE_ERRORS):
+    if isinstance(exc, (*_loaded(STORAGE_ERRORS), OSError)):
         return Fault.STORAGE
-    if isinstance(exc, SQLAlchemyError):
+    if isinstance(exc, _loaded(CATALOG_ERRORS)):
         return Fault.CATALOG
     return Fault.INTERNAL
 

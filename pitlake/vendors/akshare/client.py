@@ -20,13 +20,14 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import VendorError
 from pitlake.vendors.akshare.replies import classify_failure
 from pitlake.vendors.library_client import LibraryClient
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,8 @@ class AkshareClient(LibraryClient):
         return self._takes_timeout[endpoint]
 
     def call(self, endpoint: str, **params: Any) -> pd.DataFrame:
+        import pandas as pd
+
         fn = self._function(endpoint)
         # akshare memoises some lists per process (functools.lru_cache: the exchanges' stock
         # lists, stock_info.py:121,184): a lake asks for today's answer, not the first one.

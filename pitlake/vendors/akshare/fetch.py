@@ -13,15 +13,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
-from typing import ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, ClassVar
 
 from pitlake.errors import NoMarketDataError, VendorError
 from pitlake.schemas.dragon_tiger import FUTURE_COLUMN_MARKERS
 from pitlake.vendors import fetching
 from pitlake.vendors.base import Fetcher, FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.parsing import require_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ def per_symbol(req: FetchRequest) -> list[str]:
 
 def extract(client: object, query: VendorQuery) -> pd.DataFrame:
     """One call, its answer checked: None or a column-less frame is "no rows"."""
+    import pandas as pd
+
     frame = client.call(query.endpoint, **query.params)  # type: ignore[attr-defined]
     if frame is None:  # some akshare functions answer "nothing" with None
         raise NoMarketDataError(

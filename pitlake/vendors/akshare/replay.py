@@ -3,9 +3,7 @@ failure texts and its own filter kinds (docs/replay-format.md)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import ERROR_BY_KIND, InvalidArgumentsError, VendorRateLimitError
 from pitlake.symbols import canonical
@@ -25,6 +23,9 @@ from pitlake.vendors.replay.injection import (
     KIND_RATE_LIMITED,
     KIND_UPSTREAM_ERROR,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 AKSHARE_TEXTS = {
     KIND_RATE_LIMITED: "Rate limit exceeded. Status code: 429",
@@ -250,6 +251,8 @@ _AKSHARE_STR = frozenset({"股票代码", "代码", "名称", "股票简称", "�
 
 def type_column(name: str, col: pd.Series, spec: EndpointSpec, text: bool) -> pd.Series | None:
     """A column as akshare's own frame types it."""
+    import pandas as pd
+
     if name in spec.date_columns:
         return as_dates(col)
     if name in spec.datetime_columns:
@@ -291,6 +294,8 @@ def _secucode(symbol: str) -> str:
 
 def _match_secucode(table: Table, f: Filter, value: Any) -> pd.Series:
     """An EM F10 symbol `SH600519` against SECUCODE `600519.SH`."""
+    import pandas as pd
+
     if f.column not in table.frame.columns:
         return pd.Series(False, index=table.frame.index)
     keys = table.key(f.column, "str")
@@ -299,6 +304,8 @@ def _match_secucode(table: Table, f: Filter, value: Any) -> pd.Series:
 
 def _untagged_notice_kind(table: Table, category: str) -> pd.Series:
     """Untagged notice rows: 公告类型 is East Money's column_name (一季度报告全文, …)."""
+    import pandas as pd
+
     if "公告类型" not in table.frame.columns:
         return pd.Series(False, index=table.frame.index)
     names = NOTICE_COLUMN_NAMES.get(category, frozenset({category}))

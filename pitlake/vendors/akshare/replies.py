@@ -25,9 +25,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import FrameType, TracebackType
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import (
     NoMarketDataError,
@@ -36,6 +34,9 @@ from pitlake.errors import (
     VendorRateLimitError,
 )
 from pitlake.vendors.akshare.classify import classify_akshare
+
+if TYPE_CHECKING:
+    pass
 
 VENDOR = "akshare"
 _NONE_SUBSCRIPT = "'NoneType' object is not subscriptable"
@@ -180,6 +181,8 @@ def _local(frames: list[tuple[FrameType, int]], name: str) -> tuple[bool, Any]:
 
 
 def _no_rows_at(value: Any, path: tuple[str, ...]) -> bool:
+    import pandas as pd
+
     for key in path:
         if not isinstance(value, dict) or value.get(key) is None:
             return True

@@ -29,13 +29,12 @@ import importlib
 import io
 import logging
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.vendors.baostock.classify import (
     NO_LOGIN,
@@ -46,6 +45,9 @@ from pitlake.vendors.baostock.classify import (
     classify_baostock,
 )
 from pitlake.vendors.library_client import LibraryClient
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +151,8 @@ class BaostockClient(LibraryClient):
 
     def _query(self, fn: Callable[..., Any], endpoint: str, params: dict[str, Any]) -> pd.DataFrame:
         """One query and all its pages → a frame of strings; a non-zero code raises."""
+        import pandas as pd
+
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             reply = fn(**params)
@@ -220,10 +224,9 @@ def _drop_session() -> None:
     """Forget the login: close the library's socket so the next call logs in afresh."""
     with _LOCK:
         _session["server"] = None
-        try:
-            context = importlib.import_module("baostock.common.context")
-        except ImportError:
-            return
+        # only a library already imported can hold a socket: at the exit of a process that
+        # never called baostock (every read), importing it (and pandas) would cost ~0.3 s
+        context = sys.modules.get("baostock.common.context")
         sock = getattr(context, "default_socket", None)
         if sock is not None:
             with contextlib.suppress(OSError):

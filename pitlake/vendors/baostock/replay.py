@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.vendors.baostock.classify import (
     ACCESS_INSUFFICIENT,
@@ -22,6 +20,9 @@ from pitlake.vendors.replay.injection import (
     KIND_RATE_LIMITED,
     KIND_UPSTREAM_ERROR,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # The library's codes and texts for each injected failure kind (baostock/common/contants.py).
 NATIVE: dict[str, tuple[str, str]] = {
@@ -62,6 +63,8 @@ SPECS: dict[str, EndpointSpec] = {
 
 
 def _text(v: Any) -> str:
+    import pandas as pd
+
     if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v):
         return ""
     if isinstance(v, float) and v.is_integer():
@@ -71,6 +74,8 @@ def _text(v: Any) -> str:
 
 def type_column(name: str, col: pd.Series, spec: EndpointSpec, text: bool) -> pd.Series:
     """Every column as the library's text ("" where the server sent no value)."""
+    import pandas as pd
+
     return pd.Series([_text(v) for v in col], index=col.index, dtype=object)
 
 
@@ -83,6 +88,8 @@ def native_failure(kind: str, message: str | None) -> BaseException:
 
 
 def _stat_part(table: Table, f: Filter, value: Any, part: str) -> pd.Series:
+    import pandas as pd
+
     if f.column not in table.frame.columns:
         return pd.Series(False, index=table.frame.index)
     days = table.frame[f.column].map(date_int)

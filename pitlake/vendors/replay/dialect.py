@@ -11,18 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import ERROR_BY_KIND, PitlakeError
 from pitlake.vendors.replay.filters import EndpointSpec, Filter, Table
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 # (column name, column, the endpoint's spec, the file stored text) → the typed column, or
 # None to leave it as read
-ColumnTyper = Callable[[str, pd.Series, EndpointSpec, bool], "pd.Series | None"]
+ColumnTyper = Callable[[str, "pd.Series", EndpointSpec, bool], "pd.Series | None"]
 # (the table, the filter, the call's value) → rows that match
-Matcher = Callable[[Table, Filter, Any], pd.Series]
+Matcher = Callable[[Table, Filter, Any], "pd.Series"]
 
 
 def _untyped(_name: str, _col: pd.Series, _spec: EndpointSpec, _text: bool) -> pd.Series | None:

@@ -14,10 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = (".jsonl", ".csv", ".parquet")
 
@@ -65,6 +67,8 @@ _DIGITS = re.compile(r"\D")
 def date_int(value: Any) -> int | None:
     """Any date form (20250603, '2025-06-03', '2025-06-03 00:00:00', date, Timestamp) →
     20250603; None when it is not a date."""
+    import pandas as pd
+
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NaT:
         return None
     if isinstance(value, datetime | date):
@@ -86,16 +90,22 @@ def _as_date(value: Any) -> date | None:
 
 def _date_keys(column: pd.Series) -> pd.Series:
     """Vectorised date_int: YYYYMMDD as float (NaN where not a date)."""
+    import pandas as pd
+
     text = column.astype("string").str.strip().str.slice(0, 10).str.replace(r"\D", "", regex=True)
     text = text.where(text.str.len() == 8)
     return pd.to_numeric(text, errors="coerce").astype("float64")
 
 
 def _time_keys(column: pd.Series) -> pd.Series:
+    import pandas as pd
+
     return pd.to_datetime(column.astype("string"), errors="coerce", format="mixed")
 
 
 def time_bound(value: Any, *, upper: bool) -> pd.Timestamp | None:
+    import pandas as pd
+
     text = str(value).strip()
     try:
         ts = pd.Timestamp(text)
@@ -109,16 +119,22 @@ def time_bound(value: Any, *, upper: bool) -> pd.Timestamp | None:
 
 def as_text(col: pd.Series) -> pd.Series:
     """A column as the vendor's strings (missing stays missing; 20250603.0 → '20250603')."""
+    import pandas as pd
+
     return pd.Series([_text(v) for v in col], index=col.index, dtype="str")
 
 
 def as_dates(col: pd.Series) -> pd.Series:
     """A column as `datetime.date` objects (AkShare's date columns)."""
+    import pandas as pd
+
     return pd.Series([_as_date(v) for v in col], index=col.index, dtype=object)
 
 
 def numeric_text(col: pd.Series) -> pd.Series | None:
     """A text column whose every value is a number (and none a zero-padded code) → numbers."""
+    import pandas as pd
+
     values = col.dropna().astype(str).str.strip()
     if values.empty or values.str.match(r"^-?0\d").any():
         return None
@@ -130,6 +146,8 @@ def numeric_text(col: pd.Series) -> pd.Series | None:
 
 def _text(value: Any) -> str | None:
     """A value as the vendor's string (missing stays missing; 20250603.0 → '20250603')."""
+    import pandas as pd
+
     if value is None or value is pd.NaT or (isinstance(value, float) and np.isnan(value)):
         return None
     if isinstance(value, float) and value.is_integer():
@@ -141,6 +159,7 @@ class Table:
     """A file's rows typed as the vendor returns them, plus cached filter keys."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
+
         self.frame = frame
         self._keys: dict[tuple[str, str], pd.Series] = {}
         self._lock = threading.Lock()
@@ -161,6 +180,8 @@ class Table:
 
 
 def read_rows(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     if path.suffix == ".jsonl":
         records = [
             json.loads(line)

@@ -13,15 +13,19 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from pitlake.vendors.replay.dialect import endpoint_key, tags_for
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def _jsonable(value: Any) -> Any:
+    import pandas as pd
+
     if value is None or value is pd.NaT:
         return None
     if isinstance(value, float | np.floating):

@@ -20,9 +20,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import (
     NoMarketDataError,
@@ -33,6 +31,9 @@ from pitlake.errors import (
 )
 from pitlake.vendors.replay.recording import Recorder
 from pitlake.vendors.tushare.classify import classify_tushare
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ class TushareClient:
             )
 
     def call(self, endpoint: str, **params: Any) -> pd.DataFrame:
+
         self.ensure_configured(endpoint)
         token = self._token_or_none() or ""
         failure: BaseException | None = None
@@ -119,6 +121,8 @@ class TushareClient:
         return frame
 
     def _query(self, endpoint: str, token: str, params: dict[str, Any]) -> pd.DataFrame:
+        import pandas as pd
+
         fields = params.pop("fields", "")
         if isinstance(fields, list | tuple):
             fields = ",".join(fields)

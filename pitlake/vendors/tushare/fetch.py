@@ -16,14 +16,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pitlake.calendar import sessions_between
 from pitlake.errors import NoMarketDataError, VendorError, VendorPermissionError
 from pitlake.vendors.base import Fetcher, FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.parsing import garbled
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,8 @@ def trade_days(req: FetchRequest) -> list[date]:
 def check_frame(frame: object, endpoint: str, required: tuple[str, ...] = ()) -> pd.DataFrame:
     """A reply is data only if it is a frame with the endpoint's columns. The Tushare SDK
     answers an HTTP error with an empty, column-less frame: that is a failure, not 'no rows'."""
+    import pandas as pd
+
     if not isinstance(frame, pd.DataFrame):
         raise VendorError(
             f"answered {type(frame).__name__}, not a table", vendor=VENDOR, endpoint=endpoint

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pitlake.errors import VendorNotConfiguredError
 from pitlake.vendors.replay.dialect import ReplayDialect
@@ -16,6 +16,9 @@ from pitlake.vendors.replay.injection import (
 )
 from pitlake.vendors.tushare.fetchers.news import ENDPOINT as NEWS
 from pitlake.vendors.tushare.fetchers.news import MAJOR as MAJOR_NEWS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # The vendor's real texts, so injected failures exercise the same classification as live ones.
 TUSHARE_TEXTS = {
@@ -187,6 +190,8 @@ _TUSHARE_AS_IS = frozenset({"is_open"})  # documented as a string, seen as an in
 
 def type_column(name: str, col: pd.Series, _spec: EndpointSpec, text: bool) -> pd.Series | None:
     """A column as the Tushare SDK types it."""
+    import pandas as pd
+
     if name in _TUSHARE_STR or name.endswith("date"):
         return as_text(col)
     if text and (num := numeric_text(col)) is not None:

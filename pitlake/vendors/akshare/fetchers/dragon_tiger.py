@@ -10,9 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pitlake.errors import VendorError
 from pitlake.symbols import to_vendor
@@ -32,6 +30,9 @@ from pitlake.vendors.parsing import (
     symbol_or_none,
     text_or_none,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,8 @@ SEAT_REASON = "类型"
 
 def listings(req: FetchRequest, raws: Sequence[RawResponse]) -> pd.DataFrame:
     """stock_lhb_detail_em rows → canonical listing rows (no seats), deduplicated."""
+    import pandas as pd
+
     kw = {"vendor": VENDOR, "endpoint": LHB_DETAIL}
     parts = []
     for raw in raws:
@@ -113,6 +116,8 @@ def listings(req: FetchRequest, raws: Sequence[RawResponse]) -> pd.DataFrame:
 def seat_list(frames: Sequence[pd.DataFrame], reason: str) -> list[dict[str, Any]]:
     """Buy-side then sell-side seats of one listing: those whose 类型 is this listing's reason
     (a seat with no 类型, or a frame without the column, belongs to every reason)."""
+    import pandas as pd
+
     seats: list[dict[str, Any]] = []
     for side, frame in zip(SEAT_FLAGS.values(), frames, strict=True):
         require(frame, SEAT_COLUMNS, LHB_SEATS)
@@ -179,6 +184,7 @@ class DragonTigerFetcher(AkshareFetcher):
         return out
 
     def transform_data(self, req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
+
         rows = listings(req, raws)
         if rows.empty:
             return rows

@@ -12,10 +12,9 @@ asks about another day's list, which this vendor cannot answer: no rows.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from pitlake.calendar import BEIJING
 from pitlake.errors import NoMarketDataError
@@ -24,6 +23,9 @@ from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, require
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.fetching import concat, window
 from pitlake.vendors.parsing import garbled, parse_dates, parse_numbers, parse_symbols
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 WEIGHTS = "index_stock_cons_weight_csindex"
 CONS = "index_stock_cons_csindex"
@@ -34,6 +36,8 @@ EXCHANGES = {"上海证券交易所": "SH", "深圳证券交易所": "SZ", "北�
 
 def members(raw: RawResponse) -> pd.DataFrame:
     """One index's list → canonical rows, dated by the fetch's Beijing day."""
+    import pandas as pd
+
     endpoint, index = raw.query.endpoint, raw.query.symbol
     assert index is not None
     frame = require(raw.frame, WEIGHT_COLUMNS if endpoint == WEIGHTS else CONS_COLUMNS, endpoint)

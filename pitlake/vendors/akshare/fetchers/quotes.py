@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from pitlake import units
 from pitlake.errors import NoMarketDataError, VendorError, VendorNotConfiguredError
@@ -22,6 +21,9 @@ from pitlake.vendors.akshare.fetch import VENDOR, AkshareFetcher, per_symbol, re
 from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.fetching import concat, window
 from pitlake.vendors.parsing import check_unit_scale, parse_numbers, parse_required_dates
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,8 @@ def bar_query(endpoint: str, symbol: str, req: FetchRequest) -> VendorQuery:
 
 def bars(req: FetchRequest, raw: RawResponse) -> pd.DataFrame:
     """One sub-source's answer → canonical quotes rows of the window (units checked)."""
+    import pandas as pd
+
     endpoint, frame, symbol = raw.query.endpoint, raw.frame, raw.query.symbol
     columns = BAR_COLUMNS[endpoint]
     require(frame, columns, endpoint)

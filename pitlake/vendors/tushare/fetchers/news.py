@@ -11,9 +11,7 @@ import logging
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pitlake.errors import InvalidArgumentsError
 from pitlake.pit import KNOWN_AT_DTYPE, parse_vendor_time
@@ -24,6 +22,9 @@ from pitlake.vendors.base import FetchRequest, RawResponse, VendorQuery
 from pitlake.vendors.news_id import headline, news_id
 from pitlake.vendors.parsing import is_missing
 from pitlake.vendors.tushare.fetch import VENDOR, TushareFetcher, every_day
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,8 @@ def symbols_named_in(*texts: object) -> list[str]:
 
 
 def news_rows(req: FetchRequest, raws: list[RawResponse]) -> pd.DataFrame:
+    import pandas as pd
+
     items: dict[str, dict[str, Any]] = {}
     for raw in raws:
         is_major = raw.query.endpoint == MAJOR
