@@ -95,23 +95,33 @@ class DuckReader:
     are read through it, without DuckDB's httpfs extension."""
 
     def __init__(self, filesystem: Any | None = None) -> None:
-        self._db = duckdb.connect()
+        self._filesystem = filesystem
+        # Each database is opened on first use (~25 ms each): a read answered from kept
+        # rows, the common one-symbol CLI call among them, never opens one.
+        self._dbs: dict[bool, duckdb.DuckDBPyConnection] = {}
+        self._lock = threading.Lock()
+
+    def _open(self, point: bool) -> duckdb.DuckDBPyConnection:
         # Point reads (one symbol's year: one row group) run single-threaded on their own
         # database: scheduling a second thread costs more than it saves there (measured 1.3 ms
         # of a 13 ms read), and concurrent requests get the other core instead.
-        self._point_db = duckdb.connect(config={"threads": 1})
-        for db in (self._db, self._point_db):
-            if filesystem is not None:
-                db.register_filesystem(filesystem)
-        self._lock = threading.Lock()
+        db = duckdb.connect(config={"threads": 1}) if point else duckdb.connect()
+        if self._filesystem is not None:
+            db.register_filesystem(self._filesystem)
+        return db
 
     def close(self) -> None:
-        self._db.close()
-        self._point_db.close()
+        with self._lock:
+            dbs, self._dbs = list(self._dbs.values()), {}
+        for db in dbs:
+            db.close()
 
     def _cursor(self, point: bool = False) -> duckdb.DuckDBPyConnection:
         with self._lock:
-            return (self._point_db if point else self._db).cursor()
+            db = self._dbs.get(point)
+            if db is None:
+                db = self._dbs[point] = self._open(point)
+            return db.cursor()
 
     def table(
         self,
