@@ -75,7 +75,11 @@ class QlibExport:
                 "those sessions empty.",
                 status=result.status,
             )
-        runs = [g for g in result.meta.get("gap_summary") or [] if g.get("status") != "NO_DATA"]
+        runs = [
+            g
+            for g in result.meta.get("gap_summary") or []
+            if g.get("status") != ResultStatus.NO_DATA.value
+        ]
         if not runs:
             runs = [{"status": str(result.status), "count": 1, "reason": result.message}]
         for g in runs:
