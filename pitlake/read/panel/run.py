@@ -154,7 +154,7 @@ def _connection(lake: Lake, cap: datetime, relations: set[str]) -> duckdb.DuckDB
     registered Arrow datasets, measured); over object storage, the point-in-time connection."""
     if lake.store.remote:
         return sql.connect(lake.store, cap, only=relations)
-    con = duckdb.connect()
+    con = lake.reader.cursor()  # temp views and registrations are the cursor's own
     at = cap.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f+00")
     for relation in sorted(relations):
         name = relation.removesuffix("_versions")
