@@ -15,7 +15,6 @@ import os
 import signal
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -38,7 +37,7 @@ from pitlake.lake.lease import (
 from pitlake.lake.locking import locked
 from pitlake.lake.store import LakeStore
 from tests.flows.helpers import listed_on
-from tests.lake.conftest import IN_CI, INGEST, PG_URL, _with_search_path, bar, write
+from tests.lake.conftest import IN_CI, INGEST, PG_URL, bar, fresh_pg_url, write
 from tests.lake.test_s3 import URL, RequestLog, s3, s3_server  # noqa: F401 (fixtures)
 
 # Forked, not spawned: a spawned host spends seconds importing pandas, pyarrow and Great
@@ -208,18 +207,10 @@ def _pg_params() -> list[Any]:
 @pytest.fixture(params=_pg_params())
 def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh schema in the test PostgreSQL, as a catalog URL (search_path set)."""
-    if not PG_URL:
-        pytest.fail("CI=true but PITLAKE_TEST_PG_URL is not set (scripts/test.sh starts one)")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(resolve_url(PG_URL, None))
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield _with_search_path(PG_URL, schema)
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
+    with fresh_pg_url() as url:
+        if url is None:
+            pytest.fail("CI=true but PITLAKE_TEST_PG_URL is not set (scripts/test.sh starts one)")
+        yield url
 
 
 def _advisory_waiters(url: str) -> int:
