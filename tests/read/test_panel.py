@@ -288,3 +288,23 @@ def test_cutting_the_sessions_into_more_queries_changes_no_cell(
     monkeypatch.setattr(run, "session_runs", lambda q: [[d] for d in q.sessions])
     cut = panel_lake.panel(fields, "2025-05-30", SESSIONS[-1]).to_pandas()
     pd.testing.assert_frame_equal(whole, cut)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    days=st.lists(st.dates(date(1991, 1, 1), date(2030, 12, 31)), min_size=1, max_size=20),
+    at=st.times(),
+    cap=st.datetimes(datetime(1991, 1, 1), datetime(2031, 1, 1)),
+)
+def test_the_sessions_cutoff_column_is_cutoff_of_each_day(
+    days: list[date], at: time, cap: datetime
+) -> None:
+    """The cutoffs the panel's SQL joins on, computed for the array at once, are exactly
+    `cutoff_of` per day: D at `at` in Beijing, never after the cap."""
+    from pitlake.read.panel import run
+
+    q = run.Question(
+        run.panel_fields.parse("close"), days, at, "all", cap.replace(tzinfo=BEIJING), False
+    )
+    got = run._sessions_table(q, days, {}).column("cutoff").to_pylist()
+    assert got == [run.cutoff_of(q, d) for d in days]

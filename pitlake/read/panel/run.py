@@ -12,6 +12,7 @@ from datetime import date, datetime, time, timezone
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from pitlake.calendar import to_date
@@ -203,13 +204,26 @@ def session_runs(q: Question) -> list[list[date]]:
     return out
 
 
+def _cutoffs(q: Question, days: list[date]) -> pa.Array:
+    """Each day's `cutoff_of` as UTC microseconds, computed for the whole array at once
+    (Beijing is a fixed offset): a 5-year panel's 1,212 aware datetimes cost ~2.5 ms."""
+    at = q.at
+    at_us = ((at.hour * 60 + at.minute) * 60 + at.second) * 1_000_000 + at.microsecond
+    offset = BEIJING.utcoffset(None)
+    shift = np.timedelta64(at_us, "us") - np.timedelta64(offset, "us")
+    local = np.array(days, dtype="datetime64[D]").astype("datetime64[us]") + shift
+    cap = np.datetime64(q.cap.astimezone(timezone.utc).replace(tzinfo=None), "us")
+    return pa.array(np.minimum(local, cap), pa.timestamp("us", tz="UTC"))
+
+
 def _sessions_table(q: Question, days: list[date], prev: dict[date, date]) -> pa.Table:
-    cutoffs = [cutoff_of(q, d).astimezone(timezone.utc) for d in days]
     return pa.table(
         {
             "session": pa.array(days, pa.date32()),
-            "cutoff": pa.array(cutoffs, pa.timestamp("us", tz="UTC")),
-            "prev": pa.array([prev.get(d) for d in days], pa.date32()),
+            "cutoff": _cutoffs(q, days),
+            "prev": pa.array(
+                [prev.get(d) for d in days] if prev else [None] * len(days), pa.date32()
+            ),
         }
     )
 
@@ -243,6 +257,18 @@ def _without_statements(
     cutoff (knowledge only grows, so: by the cutoff of the symbol's first row)."""
     out: dict[str, list[str]] = {}
     if not table.num_rows or not q.fields.items:
+        return out
+    if not isinstance(q.universe, str):  # given symbols: each has a row on the first session
+        first = cutoff_of(q, q.sessions[0])
+        for statement in q.fields.statements():
+            found = con.execute(
+                f"""SELECT a.symbol FROM asked a
+                    LEFT JOIN (SELECT symbol, min(t) AS t FROM s_{statement} GROUP BY symbol) k
+                      ON k.symbol = a.symbol
+                    WHERE k.t IS NULL OR k.t > ? ORDER BY a.symbol""",
+                [first],
+            ).fetchall()
+            out[statement] = [r[0] for r in found]
         return out
     con.register("panel_answer", table.select(["trade_date", "symbol"]))
     con.register("panel_sessions", _sessions_table(q, q.sessions, {}))
