@@ -14,6 +14,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from pitlake.serve.api.formats import respond
 from pitlake.serve.api.models import Envelope
+from pitlake.serve.api.routes import POST_RESPONSES
 from pitlake.serve.api.service import Answer, QueryService
 
 DISCONNECT_POLL_S = 0.2  # how often a running statement's client is checked for being gone
@@ -62,7 +63,13 @@ def sql_router(service: QueryService) -> APIRouter:
             )
         )
 
-    @r.post("/sql", response_model=Envelope, summary=summary, description=doc)
+    @r.post(
+        "/sql",
+        response_model=Envelope,
+        summary=summary,
+        description=doc,
+        responses=POST_RESPONSES,  # a body over the cap: 413
+    )
     async def sql_post(
         request: Request,
         body: Annotated[SqlRequest, Body()],
