@@ -80,7 +80,7 @@ class RunEnv:
         self.router = router or build_router(
             source,
             chains=chains,
-            factor_vendor_of=(lambda symbol: self.series_owner(held, symbol)) if held else None,
+            factor_owners=(lambda: self._owners_of(held)) if held else None,
         )
         self.raw_seq = itertools.count(1)  # raw-zone file numbers, in answer order
 

@@ -24,7 +24,7 @@ from pitlake.vendors.plugins import known_vendors, plugin
 from pitlake.vendors.ratelimit import RateLimiter
 from pitlake.vendors.replay.source import ReplaySource
 from pitlake.vendors.retry import ResilientClient, RetryPolicy
-from pitlake.vendors.router import DEFAULT_CHAINS, FactorOwner, Router
+from pitlake.vendors.router import DEFAULT_CHAINS, FactorOwners, Router
 
 AdapterFactory = Callable[[VendorClient], Adapter]
 
@@ -129,7 +129,7 @@ def build_router(
     *,
     record_dir: str | Path | None = None,
     chains: Mapping[str, Sequence[str]] | None = None,
-    factor_vendor_of: FactorOwner | None = None,
+    factor_owners: FactorOwners | None = None,
     policy: RetryPolicy | None = None,
     adapters: Mapping[str, AdapterFactory] | None = None,
     env: Mapping[str, str] | None = None,
@@ -147,4 +147,4 @@ def build_router(
     if spec.vendors:
         merged.update({dataset: spec.vendors for dataset in DEFAULT_CHAINS})
     merged.update(chains or {})
-    return Router(built, merged, factor_vendor_of=factor_vendor_of)
+    return Router(built, merged, factor_owners=factor_owners)

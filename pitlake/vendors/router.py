@@ -12,7 +12,7 @@ Rules (docs/design.md §4):
   status is a failure, never NO_DATA, chosen by `ROUTE_FAILURE_ORDER`; nothing configured →
   NOT_CONFIGURED.
 - One vendor per symbol (the spec's `one_vendor_per_symbol`: adj_factors, whose factor bases
-  differ between vendors). With `factor_vendor_of`, rows
+  differ between vendors). With `factor_owners` (the stored owners, asked once per answer), rows
   for symbols whose series another vendor owns are dropped and reported (`RouteResult.dropped`),
   never mixed; the caller can fetch those with `chain=[owner]`.
 The router never raises on vendor errors: every outcome is in the result and its trace.
@@ -50,7 +50,9 @@ _LOG_LEVEL = {
     LedgerStatus.UPSTREAM_ERROR: logging.WARNING,
 }
 
-FactorOwner = Callable[[str], "str | None"]
+# symbol → the vendor owning its stored series, read once per answer (not per symbol: the
+# stored owners are a catalog look-up)
+FactorOwners = Callable[[], Mapping[str, str]]
 
 
 @dataclass(frozen=True)
@@ -114,13 +116,13 @@ class Router:
         adapters: Mapping[str, Adapter],
         chains: Mapping[str, Sequence[str]] | None = None,
         *,
-        factor_vendor_of: FactorOwner | None = None,
+        factor_owners: FactorOwners | None = None,
     ) -> None:
         self.adapters = dict(adapters)
         self.chains: dict[str, tuple[str, ...]] = dict(DEFAULT_CHAINS)
         for dataset, chain in (chains or {}).items():
             self.chains[dataset] = self._checked_chain(chain)
-        self.factor_vendor_of = factor_vendor_of
+        self.factor_owners = factor_owners
 
     def _checked_chain(self, chain: Sequence[str]) -> tuple[str, ...]:
         if isinstance(chain, str):
@@ -289,13 +291,14 @@ class Router:
         keeps one vendor per symbol: factor bases differ between vendors)."""
         if (
             not schemas.get(req.dataset).one_vendor_per_symbol
-            or self.factor_vendor_of is None
+            or self.factor_owners is None
             or frame.empty
         ):
             return frame, {}
         dropped: dict[str, str] = {}
+        owners = self.factor_owners()
         for symbol in frame["symbol"].dropna().unique():
-            owner = self.factor_vendor_of(str(symbol))
+            owner = owners.get(str(symbol))
             if owner is not None and owner != vendor:
                 dropped[str(symbol)] = owner
         if dropped:

@@ -365,7 +365,7 @@ def factors(replay_dir: Path) -> Path:
 
 def test_factor_rows_of_a_symbol_owned_by_another_vendor_are_dropped(factors):
     owners = {"000001.SZ": "akshare"}
-    router = router_for(factors, factor_vendor_of=owners.get)
+    router = router_for(factors, factor_owners=lambda: owners)
     req = FetchRequest("adj_factors", trade_date=D3)
     result = router.route(req, FETCHED)
     assert result.vendor == "tushare"
@@ -375,7 +375,7 @@ def test_factor_rows_of_a_symbol_owned_by_another_vendor_are_dropped(factors):
 
 
 def test_a_symbol_owned_elsewhere_is_served_by_its_owner(factors):
-    router = router_for(factors, factor_vendor_of={"000001.SZ": "akshare"}.get)
+    router = router_for(factors, factor_owners=lambda: {"000001.SZ": "akshare"})
     req = FetchRequest("adj_factors", trade_date=D3, symbols=("000001.SZ",))
     result = router.route(req, FETCHED)
     assert result.vendor == "akshare"
@@ -384,7 +384,7 @@ def test_a_symbol_owned_elsewhere_is_served_by_its_owner(factors):
 
 
 def test_factor_rows_pass_when_nobody_owns_the_series(factors):
-    result = router_for(factors, factor_vendor_of=lambda s: None).route(
+    result = router_for(factors, factor_owners=dict).route(
         FetchRequest("adj_factors", trade_date=D3), FETCHED
     )
     assert sorted(result.frame["symbol"]) == ["000001.SZ", "600519.SH"] and not result.dropped
