@@ -105,7 +105,11 @@ class DuckReader:
         # Point reads (one symbol's year: one row group) run single-threaded on their own
         # database: scheduling a second thread costs more than it saves there (measured 1.3 ms
         # of a 13 ms read), and concurrent requests get the other core instead.
-        db = duckdb.connect(config={"threads": 1}) if point else duckdb.connect()
+        # No temp directory: a read never writes, and DuckDB's default spills to `.tmp` under
+        # the cwd when a query outgrows memory (a large panel could); it fails instead, as the
+        # SQL sandbox's statements do (sql_shared.settings).
+        config: dict[str, str | int] = {"temp_directory": ""}
+        db = duckdb.connect(config={**config, "threads": 1} if point else config)
         if self._filesystem is not None:
             db.register_filesystem(self._filesystem)
         return db

@@ -308,3 +308,14 @@ def test_the_sessions_cutoff_column_is_cutoff_of_each_day(
     )
     got = run._sessions_table(q, days, {}).column("cutoff").to_pylist()
     assert got == [run.cutoff_of(q, d) for d in days]
+
+
+def test_the_reads_databases_have_no_temp_directory(panel_lake: Lake) -> None:
+    """A read never writes: the panel's and the readers' DuckDB databases cannot spill to
+    `.tmp` under the cwd (DuckDB's default) when a query outgrows memory."""
+    for point in (False, True):
+        cur = panel_lake.reader._cursor(point)
+        try:
+            assert cur.execute("SELECT current_setting('temp_directory')").fetchall() == [("",)]
+        finally:
+            cur.close()
