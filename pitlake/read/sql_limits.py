@@ -13,7 +13,6 @@ overrides them per call; `pitlake sql` and `pitlake serve` take them as options.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +23,8 @@ import duckdb
 import pyarrow as pa
 
 from pitlake.envelope import Result
-from pitlake.statuses import DateStatus, ResultStatus
+from pitlake.read.slots import Slots, retry_later
+from pitlake.read.slots import env_number as _env_number
 
 TIMEOUT_ENV = "PITLAKE_SQL_TIMEOUT"
 MAX_ROWS_ENV = "PITLAKE_SQL_MAX_ROWS"
@@ -32,7 +32,6 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ROWS = 1_000_000
 MAX_BYTES_ENV = "PITLAKE_SQL_MAX_BYTES"
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024  # of Arrow memory; a JSON answer is a few times that
-RETRY_AFTER_S = 1  # the Retry-After a RATE_LIMITED statement answer suggests
 CONCURRENCY_ENV = "PITLAKE_SQL_CONCURRENCY"
 QUEUE_WAIT_ENV = "PITLAKE_SQL_QUEUE_WAIT"
 DEFAULT_CONCURRENCY = 2
@@ -84,18 +83,6 @@ class Limits:
         )
 
 
-def _env_number(name: str, default: float) -> float | None:
-    """The setting from the environment; 0 or a negative number turns the limit off."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        return default
-    return value if value > 0 else None
-
-
 def limits(
     timeout: float | None = None,
     max_rows: int | None = None,
@@ -112,37 +99,6 @@ def limits(
         max_rows=int(m) if m is not None and m > 0 else None,
         cancel=cancel,
         max_bytes=int(b) if b is not None and b > 0 else None,
-    )
-
-
-class _Slots:
-    """At most PITLAKE_SQL_CONCURRENCY statements at once in this process (read once), so
-    the rest of the API keeps a core; an excess statement waits PITLAKE_SQL_QUEUE_WAIT."""
-
-    def __init__(self) -> None:
-        self._sem: threading.BoundedSemaphore | None = None
-        self._lock = threading.Lock()
-
-    def acquire(self) -> bool:
-        with self._lock:
-            if self._sem is None:
-                n = _env_number(CONCURRENCY_ENV, DEFAULT_CONCURRENCY) or DEFAULT_CONCURRENCY
-                self._sem = threading.BoundedSemaphore(max(1, int(n)))
-        wait = _env_number(QUEUE_WAIT_ENV, DEFAULT_QUEUE_WAIT) or 0.0
-        return self._sem.acquire(timeout=wait)
-
-    def release(self) -> None:
-        assert self._sem is not None
-        self._sem.release()
-
-
-SLOTS = _Slots()
-
-
-def busy_message() -> str:
-    return (
-        "SQL is busy: every statement slot is taken; retry shortly, or raise "
-        f"{CONCURRENCY_ENV} / {QUEUE_WAIT_ENV}"
     )
 
 
@@ -245,16 +201,13 @@ def limited_rows(con: duckdb.DuckDBPyConnection, query: str, lim: Limits) -> pa.
 T = TypeVar("T")
 
 
-def retry_later(message: str) -> Result:
-    """No slot free, or interrupted by a shutdown or its caller: RATE_LIMITED, retryable, with
-    the wait to suggest (`meta.retry_after_s`, HTTP `Retry-After`)."""
-    return Result(
-        status=ResultStatus.RATE_LIMITED,
-        date_status=DateStatus.NOT_APPLICABLE,
-        message=message,
-        retryable=True,
-        meta={"retry_after_s": RETRY_AFTER_S},
-    )
+def sql_slots() -> Slots:
+    """At most PITLAKE_SQL_CONCURRENCY statements at once in this process (read once), so
+    the rest of the API keeps a core; an excess statement waits PITLAKE_SQL_QUEUE_WAIT."""
+    return Slots(CONCURRENCY_ENV, DEFAULT_CONCURRENCY, QUEUE_WAIT_ENV, DEFAULT_QUEUE_WAIT)
+
+
+SLOTS = sql_slots()
 
 
 def under_limits(work: Callable[[], T]) -> T | Result:
@@ -262,7 +215,7 @@ def under_limits(work: Callable[[], T]) -> T | Result:
     past the timeout or a cap INVALID_ARGUMENTS naming it, no slot or interrupted
     RATE_LIMITED."""
     if not SLOTS.acquire():
-        return retry_later(busy_message())
+        return SLOTS.busy("SQL")
     try:
         return work()
     except (StatementTimeout, TooManyRows, AnswerTooLarge) as e:

@@ -56,7 +56,7 @@ def test_statements_past_the_concurrency_bound_get_a_retryable_busy_envelope(
 
     from pitlake.read import sql_limits
 
-    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits._Slots())
+    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits.sql_slots())
     monkeypatch.setenv(sql_limits.CONCURRENCY_ENV, "1")
     monkeypatch.setenv(sql_limits.QUEUE_WAIT_ENV, "0.2")
     slow = threading.Thread(target=planted.sql, args=(SLOW,), kwargs={"timeout": 1.5})
@@ -112,9 +112,9 @@ def test_a_busy_answer_says_how_long_to_wait(
     planted: Lake,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pitlake.read import sql_limits
+    from pitlake.read import slots, sql_limits
 
-    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits._Slots())
+    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits.sql_slots())
     monkeypatch.setenv(sql_limits.CONCURRENCY_ENV, "1")
     monkeypatch.setenv(sql_limits.QUEUE_WAIT_ENV, "0")
     assert sql_limits.SLOTS.acquire()  # the one slot, held by "another statement"
@@ -123,4 +123,4 @@ def test_a_busy_answer_says_how_long_to_wait(
     finally:
         sql_limits.SLOTS.release()
     assert r.status is ResultStatus.RATE_LIMITED
-    assert r.meta["retry_after_s"] == sql_limits.RETRY_AFTER_S
+    assert r.meta["retry_after_s"] == slots.RETRY_AFTER_S

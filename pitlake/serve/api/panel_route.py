@@ -13,7 +13,11 @@ Bounds, as the other POSTs and beyond (a panel is the largest answer the server 
   benchmark size, 5,000 symbols × 5 years ≈ 6M rows, 1.5–3 s and a few hundred MiB of Arrow),
   refused before any file is read; longer panels are asked in parts, or from Python / the CLI;
 - a JSON answer: at most `MAX_JSON_ROWS` rows (a JSON row of a panel is ~10× its Arrow
-  bytes); past it the answer is a 400 asking for Arrow or Parquet, never a half-built body.
+  bytes); past it the answer is a 400 asking for Arrow or Parquet, never a half-built body;
+- at most `$PITLAKE_PANEL_CONCURRENCY` panels at once (default 1: a five-year whole-market
+  panel holds a core and up to a few GiB while it runs), an excess one waiting
+  `$PITLAKE_PANEL_QUEUE_WAIT` seconds (default 5) for its turn and then answered
+  RATE_LIMITED, retryable, with Retry-After, as SQL statements are (`pitlake.read.slots`).
 The server's pin (`--as-of`, X-Pitlake-Pin) clamps `as_of`, and so every row's cutoff, as on
 every read (QueryService.run).
 
@@ -29,6 +33,7 @@ from pitlake.envelope import Result
 from pitlake.read.arguments import MAX_SYMBOLS
 from pitlake.read.lake import Lake
 from pitlake.read.panel import ALL_FIELDS
+from pitlake.read.slots import Slots
 from pitlake.serve.api.formats import MAX_PAGE, columnar_wanted, respond
 from pitlake.serve.api.models import Envelope
 from pitlake.serve.api.routes import POST_RESPONSES, Pin
@@ -38,6 +43,9 @@ PATH = "/panel"
 MAX_SPAN_DAYS = 5 * 366
 MAX_JSON_ROWS = MAX_PAGE
 MAX_TEXT = 64  # a date, an instant, a time of day, an index code
+CONCURRENCY_ENV = "PITLAKE_PANEL_CONCURRENCY"
+QUEUE_WAIT_ENV = "PITLAKE_PANEL_QUEUE_WAIT"
+SLOTS = Slots(CONCURRENCY_ENV, 1, QUEUE_WAIT_ENV, 5.0)
 
 
 class Names:
@@ -108,15 +116,21 @@ def _read(body: PanelRequest) -> Any:
         refused = _span_refusal(body.start, body.end)
         if refused is not None:
             return Result.invalid(refused)
-        result = lake.panel(
-            body.fields,
-            body.start,
-            body.end,
-            universe=body.universe,
-            at=body.at,
-            as_of=as_of,
-            provenance=body.provenance,
-        )
+        slots = SLOTS  # one object for the acquire and the release
+        if not slots.acquire():
+            return slots.busy("The panel")
+        try:
+            result = lake.panel(
+                body.fields,
+                body.start,
+                body.end,
+                universe=body.universe,
+                at=body.at,
+                as_of=as_of,
+                provenance=body.provenance,
+            )
+        finally:
+            slots.release()
         rows = result.table.num_rows if result.table is not None else 0
         if rows > MAX_JSON_ROWS and not columnar_wanted():
             return Result.invalid(

@@ -169,3 +169,34 @@ def test_a_json_answer_past_its_cap_asks_for_arrow(
     assert "JSON answer stops at 5" in body["message"] and body["data"] == []
     arrow = client.post("/v1/panel?format=arrow", json=ask)
     assert arrow.status_code == 200 and from_arrow(arrow.content).num_rows > 5
+
+
+def test_a_panel_past_the_concurrency_bound_is_told_to_retry(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One panel at a time by default: a second one, its wait over, is RATE_LIMITED with Retry-After (HTTP 200, as every data status)
+    (never a queue that holds every core and gigabytes); the slot is free again after each
+    answer, a refused one included."""
+    from pitlake.read import slots
+
+    monkeypatch.setenv(panel_route.QUEUE_WAIT_ENV, "0")
+    monkeypatch.setattr(
+        panel_route,
+        "SLOTS",
+        slots.Slots(panel_route.CONCURRENCY_ENV, 1, panel_route.QUEUE_WAIT_ENV, 0.0),
+    )
+    ask = {**ASK, "universe": [A, B]}
+    assert panel_route.SLOTS.acquire()  # the one slot, held by "another panel"
+    try:
+        busy = client.post("/v1/panel", json=ask)
+    finally:
+        panel_route.SLOTS.release()
+    body = assert_envelope(busy.json())
+    assert (busy.status_code, body["status"], body["retryable"]) == (200, "RATE_LIMITED", True)
+    assert busy.headers["Retry-After"] == str(slots.RETRY_AFTER_S)
+    assert panel_route.CONCURRENCY_ENV in body["message"]
+    for _ in range(2):  # each answer gives its slot back
+        again = client.post("/v1/panel?format=arrow", json=ask)
+        assert again.status_code == 200, again.text
+    assert client.post("/v1/panel", json={**ASK, "fields": ["nope"]}).status_code == 400
+    assert client.post("/v1/panel?format=arrow", json=ask).status_code == 200

@@ -41,7 +41,7 @@ def test_an_answer_past_the_row_cap_is_a_400_naming_the_cap(
 def test_an_answer_past_the_byte_cap_is_a_400_and_a_busy_one_carries_retry_after(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitlake.read import sql_limits
+    from pitlake.read import slots, sql_limits
 
     monkeypatch.setenv(sql_limits.MAX_BYTES_ENV, "100000")
     response = client.get("/v1/sql", params={"q": "SELECT repeat('x', 500) FROM range(5000)"})
@@ -49,7 +49,7 @@ def test_an_answer_past_the_byte_cap_is_a_400_and_a_busy_one_carries_retry_after
     assert sql_limits.MAX_BYTES_ENV in response.json()["message"]
     assert "Retry-After" not in response.headers
 
-    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits._Slots())
+    monkeypatch.setattr(sql_limits, "SLOTS", sql_limits.sql_slots())
     monkeypatch.setenv(sql_limits.CONCURRENCY_ENV, "1")
     monkeypatch.setenv(sql_limits.QUEUE_WAIT_ENV, "0")
     assert sql_limits.SLOTS.acquire()
@@ -58,5 +58,5 @@ def test_an_answer_past_the_byte_cap_is_a_400_and_a_busy_one_carries_retry_after
     finally:
         sql_limits.SLOTS.release()
     assert busy.json()["status"] == ResultStatus.RATE_LIMITED
-    assert busy.headers["Retry-After"] == str(sql_limits.RETRY_AFTER_S)
+    assert busy.headers["Retry-After"] == str(slots.RETRY_AFTER_S)
     assert client.get("/v1/sql", params={"q": "SELECT 1"}).headers.get("Retry-After") is None
