@@ -15,24 +15,15 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pitlake.lake import catalog_sqlite
 from pitlake.lake.catalog_checks import CheckRecords
-from pitlake.lake.catalog_engine import (
-    ENV_URL,
-    SQLITE_BUSY_TIMEOUT_MS,
-    beside_lake,
-    make_engine,
-    resolve_url,
-    sqlite_file,
-    upsert,
-)
+from pitlake.lake.catalog_connections import CatalogConnections, Pin
+from pitlake.lake.catalog_engine import ENV_URL, beside_lake, resolve_url, sqlite_file, upsert
 from pitlake.lake.catalog_ledger import WHOLE_MARKET, LedgerRecords
 from pitlake.lake.catalog_values import (
     PartitionFileRecord,
@@ -43,35 +34,10 @@ from pitlake.lake.catalog_values import (
     to_utc_naive,
 )
 
-if TYPE_CHECKING:
-    import sqlite3
-
-    from sqlalchemy import Engine
-    from sqlalchemy.engine import Connection
-
 __all__ = ["WHOLE_MARKET", "Catalog"]
 
 
-class _Pin:
-    """The connection `Catalog.reading` shares, opened by its first read. On a read-only SQLite
-    catalog that is the `sqlite3` connection (`raw`, opened by `catalog_sqlite.open_reading`
-    unless a SQLAlchemy read came first), which SQLAlchemy adopts (`conn`) if a statement of
-    the block needs it: one connection and one read transaction either way."""
-
-    conn: Connection | None = None
-    raw: sqlite3.Connection | None = None
-    adopting = False  # SQLAlchemy is connecting: its pool is handed `raw`
-
-    def close(self) -> None:
-        conn, raw = self.conn, self.raw
-        self.conn = self.raw = None
-        if conn is not None:
-            conn.close()  # an adopted `raw` is closed with it (no pool)
-        if raw is not None:
-            raw.close()
-
-
-class Catalog(LedgerRecords, CheckRecords):
+class Catalog(CatalogConnections, LedgerRecords, CheckRecords):
     """Runs, ledger, partition files, validations and quarantine entries of one lake.
 
     `read_only=True` (every read surface) writes nothing, anywhere: no directory or file is
@@ -94,14 +60,15 @@ class Catalog(LedgerRecords, CheckRecords):
         # a read-only SQLite catalog's file (None: a writer's, or another database)
         self._sqlite_file: Path | None = None
         if read_only:
-            ro_file = beside_lake(lake_root) if given is None else sqlite_file(self.url)  # type: ignore[arg-type]
+            # beside the lake (known without parsing a URL, which imports SQLAlchemy), or named
+            ro_file = sqlite_file(self.url) if given else beside_lake(lake_root)  # type: ignore[arg-type]
             if ro_file is not None:
                 from pitlake.lake.readonly import require_catalog_file
 
                 require_catalog_file(ro_file, lake_root if url is None else None)
                 self._sqlite_file = ro_file
         # this catalog's `reading()` scope in the calling thread or task (one per context)
-        self._pin: ContextVar[_Pin | None] = ContextVar(f"catalog_pin_{id(self)}", default=None)
+        self._pin: ContextVar[Pin | None] = ContextVar(f"catalog_pin_{id(self)}", default=None)
         if self._sqlite_file is None:
             _ = self.engine  # made now (a bad URL or a missing driver fails here, as always)
         if not read_only:
@@ -110,35 +77,6 @@ class Catalog(LedgerRecords, CheckRecords):
             self._create_tables()
             add_missing_columns(self.engine)
             self.missing_columns = frozenset()
-
-    @functools.cached_property
-    def engine(self) -> Engine:
-        """The SQLAlchemy engine: made at construction, or for a read-only SQLite catalog at
-        its first statement outside `catalog_sqlite`. That engine opens its connections with
-        `_connect_read_only`; its first is its own (SQLAlchemy's first connection is rolled
-        back after the dialect's checks: a `reading()` block's must not be)."""
-        engine = make_engine(
-            self.url,
-            read_only=self.read_only,
-            echo=self._echo,
-            ro_file=self._sqlite_file,
-            connect=self._connect_read_only,
-        )
-        if self._sqlite_file is not None:
-            with engine.connect():
-                pass
-        return engine
-
-    def _connect_read_only(self) -> sqlite3.Connection:
-        """A new connection for the engine's pool: the `reading()` block's `sqlite3` connection
-        when SQLAlchemy adopts it, else a new read-only one (`pitlake.lake.readonly`)."""
-        pin = self._pin.get()
-        if pin is not None and pin.adopting and pin.raw is not None:
-            return pin.raw
-        from pitlake.lake.readonly import connect_read_only
-
-        assert self._sqlite_file is not None
-        return connect_read_only(self._sqlite_file, SQLITE_BUSY_TIMEOUT_MS / 1000)
 
     @functools.cached_property
     def missing_columns(self) -> frozenset[tuple[str, str]]:
@@ -172,89 +110,6 @@ class Catalog(LedgerRecords, CheckRecords):
 
     def __repr__(self) -> str:
         return f"Catalog({self.engine.url.render_as_string(hide_password=True)!r})"
-
-    @contextmanager
-    def _tx(self, *, write: bool = False) -> Iterator[Connection]:
-        if not write:
-            with self._read() as conn:
-                yield conn
-            return
-        with self.engine.connect() as conn:
-            conn.execution_options(pitlake_write=True)
-            with conn.begin():
-                yield conn
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        """Every read of this catalog in the block (this thread or task) shares one connection
-        and one read transaction, opened by the first read and closed at the end: one state of
-        the ledger (REPEATABLE READ on PostgreSQL, SQLite's read transaction), and an answer's
-        ledger queries (a snapshot's ~13) cost a statement each, not a connection each (a fresh
-        SQLite connection reads the schema again: ~1 ms of a ~1.4 ms ledger query). Nothing is
-        kept past the block, so the next request sees every fetch recorded since. A failed read
-        closes the connection; the next read in the block opens another. Writes never use it."""
-        if self._pin.get() is not None:  # already inside one: the outer block owns it
-            yield
-            return
-        pin = _Pin()
-        token = self._pin.set(pin)
-        try:
-            yield
-        finally:
-            self._pin.reset(token)
-            pin.close()
-
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
-        """A connection in a read transaction: the `reading()` block's, else a new one."""
-        pin = self._pin.get()
-        if pin is None:
-            with self.engine.connect() as conn, conn.begin():
-                yield conn
-            return
-        if pin.conn is None:
-            engine = self.engine  # made first: its own first connection is not the block's
-            pin.adopting = pin.raw is not None  # the block's `sqlite3` connection, if open
-            try:
-                conn = engine.connect()
-            except BaseException:
-                pin.close()
-                raise
-            finally:
-                pin.adopting = False
-            if engine.dialect.name == "postgresql":  # one state for the whole block,
-                conn.execution_options(isolation_level="REPEATABLE READ")  # as SQLite's
-            pin.conn = conn
-        try:
-            yield pin.conn
-        except BaseException:
-            pin.close()  # a failed statement may leave the transaction unusable
-            raise
-
-    @contextmanager
-    def _sqlite_read(self) -> Iterator[sqlite3.Connection]:
-        """A read-only SQLite catalog's `sqlite3` connection in a read transaction, for the
-        statements `catalog_sqlite` runs: the `reading()` block's, else a new one."""
-        assert self._sqlite_file is not None
-        pin = self._pin.get()
-        if pin is None:
-            raw = catalog_sqlite.open_reading(self._sqlite_file)
-            try:
-                yield raw
-            finally:
-                raw.close()
-            return
-        if pin.raw is None:
-            pin.raw = (
-                pin.conn.connection.dbapi_connection  # type: ignore[assignment]
-                if pin.conn is not None
-                else catalog_sqlite.open_reading(self._sqlite_file)
-            )
-        try:
-            yield pin.raw  # type: ignore[misc]
-        except BaseException:
-            pin.close()
-            raise
 
     def is_empty(self) -> bool:
         """Nothing recorded yet: no ledger entry and no run."""
