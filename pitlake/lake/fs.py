@@ -35,7 +35,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pitlake.errors import LakeUnwritableError
-from pitlake.lake.locking import locked
 
 S3_SCHEME = "s3://"
 ENV_ENDPOINT = "PITLAKE_S3_ENDPOINT_URL"
@@ -147,6 +146,8 @@ class LocalFS:
         return file_sha256(path)
 
     def lock(self, directory: Path) -> AbstractContextManager[None]:
+        from pitlake.lake.locking import locked  # filelock: writers only (decision 54)
+
         return locked(directory)
 
     def register(self, con: Any) -> None:
@@ -249,6 +250,8 @@ class ObjectFS:
             raise
 
     def lock(self, directory: ObjectPath) -> AbstractContextManager[None]:
+        from pitlake.lake.locking import locked
+
         return locked(local_lock_dir(directory.url))
 
     def register(self, con: Any) -> None:
