@@ -29,12 +29,14 @@ import os
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pitlake.errors import LakeUnwritableError
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 S3_SCHEME = "s3://"
 ENV_ENDPOINT = "PITLAKE_S3_ENDPOINT_URL"
@@ -137,6 +139,8 @@ class LocalFS:
         return out
 
     def parquet(self, path: Path) -> pq.ParquetFile:
+        import pyarrow.parquet as pq  # with pyarrow.fs and ssl, ~25 ms: not every read
+
         return pq.ParquetFile(path)
 
     def read_bytes(self, path: Path) -> bytes:
@@ -189,6 +193,8 @@ class ObjectFS:
 
     def parquet(self, path: ObjectPath) -> pq.ParquetFile:
         """The whole object in one GET (partition files are read whole by the store)."""
+        import pyarrow.parquet as pq
+
         return pq.ParquetFile(pa.BufferReader(self.read_bytes(path)))
 
     def read_bytes(self, path: ObjectPath) -> bytes:

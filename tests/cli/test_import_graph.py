@@ -86,8 +86,9 @@ def test_a_read_imports_no_orchestrator_validator_server_or_vendor_sdk(
 
 # What a one-symbol read does without (decision 54): pandas (the read is Arrow from the scan to
 # the printed table), SQLAlchemy (the ledger rows are read through sqlite3, `catalog_sqlite`),
-# the lease (writes only), exchange-calendars (its snapshot is read), the pipeline, and the
-# vendor plugins (redaction reads the names of their secret variables from their packages).
+# the lease (writes only), exchange-calendars (its snapshot is read), the pipeline, the
+# vendor plugins (redaction reads the names of their secret variables from their packages),
+# pyarrow's Parquet module and the file lock.
 NOT_IN_A_ONE_SYMBOL_READ = (
     "pandas",  # pyarrow imports it at the first Python value it converts, or a `to_numpy`
     "sqlalchemy",
@@ -97,6 +98,8 @@ NOT_IN_A_ONE_SYMBOL_READ = (
     "pitlake.pipeline",
     "pitlake.vendors.base",
     *(f"pitlake.vendors.{vendor}." for vendor in ("tushare", "akshare", "baostock")),
+    "pyarrow.parquet",  # with pyarrow.fs and ssl: the scan is DuckDB's, the writes need it
+    "filelock",  # the store's locks: writers only
 )
 
 
