@@ -95,11 +95,17 @@ def snapshot_sessions() -> list[date]:
     its weekend sessions."""
     from pitlake import calendar_sessions as snapshot
 
-    closed = {date.fromisoformat(d) for d in snapshot.CLOSED_WEEKDAYS.split()}
-    extra = {date.fromisoformat(d) for d in snapshot.WEEKEND_SESSIONS.split()}
-    first, last = date.fromisoformat(snapshot.FIRST), date.fromisoformat(snapshot.LAST)
-    days = (first + timedelta(days=i) for i in range((last - first).days + 1))
-    return [d for d in days if (d.weekday() < 5 and d not in closed) or d in extra]
+    # By day number (`toordinal`): the walk over 36 years of days took a CLI read ~12 ms as
+    # date arithmetic, ~3 ms so (decision 54). Day 1, 0001-01-01, was a Monday.
+    closed = {date.fromisoformat(d).toordinal() for d in snapshot.CLOSED_WEEKDAYS.split()}
+    extra = {date.fromisoformat(d).toordinal() for d in snapshot.WEEKEND_SESSIONS.split()}
+    first = date.fromisoformat(snapshot.FIRST).toordinal()
+    last = date.fromisoformat(snapshot.LAST).toordinal()
+    return [
+        date.fromordinal(n)
+        for n in range(first, last + 1)
+        if ((n - 1) % 7 < 5 and n not in closed) or n in extra
+    ]
 
 
 class TradingCalendar:

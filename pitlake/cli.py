@@ -10,16 +10,14 @@ command quietly, exit 141 (128 + SIGPIPE, as `seq … | head` does)."""
 
 from __future__ import annotations
 
-import difflib
 import errno
 import importlib
 import logging
 import os
 import sys
 import traceback
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 from typer.core import TyperCommand, TyperGroup
 
@@ -34,16 +32,25 @@ EXIT_CODES_HELP = (
 )
 
 
+if TYPE_CHECKING:
+    import click
+
+# click, when typer uses it (typer >= 0.2x vendors click as `typer._click` and loads none: then
+# nothing can raise click's own classes, and `pitlake` need not import it, ~15 ms).
+_CLICK = sys.modules.get("click")
+
+
 def _click_class(name: str) -> tuple[type[BaseException], ...]:
-    """click's exception class `name`, and typer's own copy of it (typer >= 0.2x vendors
-    click: its parser raises `typer._click.exceptions.*`, which click's classes do not catch)."""
+    """click's exception class `name` (if click is loaded), and typer's own copy of it (typer's
+    vendored parser raises `typer._click.exceptions.*`, which click's classes do not catch)."""
     ours = [t for t in typer.BadParameter.__mro__ if t.__name__ == name]
-    return tuple(dict.fromkeys([getattr(click.exceptions, name), *ours]))
+    theirs = [getattr(_CLICK.exceptions, name)] if _CLICK is not None else []
+    return tuple(dict.fromkeys([*theirs, *ours]))
 
 
 _USAGE_ERRORS = _click_class("UsageError")
 _CLICK_EXCEPTIONS = _click_class("ClickException")
-_EXITS = (typer.Exit, click.exceptions.Exit, typer.Abort, click.Abort)
+_EXITS = (typer.Exit, typer.Abort, *_click_class("Exit"), *_click_class("Abort"))
 # `pitlake` alone prints the help (no_args_is_help): a usage error by type, help by intent.
 _HELP_ERRORS = ("NoArgsIsHelpError",)
 
@@ -151,6 +158,8 @@ class _LazyCommands(TyperGroup):
         except _USAGE_ERRORS as exc:
             message = getattr(exc, "message", "")
             if args and "Did you mean" not in message:
+                import difflib
+
                 near = difflib.get_close_matches(args[0], self.list_commands(ctx))
                 if near:
                     words = ", ".join(repr(w) for w in near)

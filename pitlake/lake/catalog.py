@@ -5,40 +5,26 @@ SQLAlchemy Core on any URL: `sqlite:///<lake>/catalog.db` by default, `PITLAKE_C
 explicit URL otherwise (PostgreSQL through psycopg 3: `postgresql+psycopg://…`;
 `pitlake.lake.catalog_engine`). The ledger is `pitlake.lake.catalog_ledger`, validations and
 quarantine `pitlake.lake.catalog_checks`; the records returned are `pitlake.lake.catalog_values`.
+
+SQLAlchemy is imported when the engine is made: at construction, except for a read-only SQLite
+catalog, whose engine waits for its first statement that `pitlake.lake.catalog_sqlite` does not
+run (a one-symbol read needs none: decision 54).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from contextvars import ContextVar
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, insert, select, update
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.pool import NullPool
-
 from pitlake.lake.catalog_checks import CheckRecords
-from pitlake.lake.catalog_columns import add_missing_columns, missing_columns, selected
-from pitlake.lake.catalog_engine import (
-    SQLITE_BUSY_TIMEOUT_MS,
-    configure_sqlite,
-    read_only_sessions,
-    resolve_url,
-    sqlite_file,
-    upsert,
-)
+from pitlake.lake.catalog_connections import CatalogConnections, Pin
+from pitlake.lake.catalog_engine import ENV_URL, beside_lake, resolve_url, sqlite_file, upsert
 from pitlake.lake.catalog_ledger import WHOLE_MARKET, LedgerRecords
-from pitlake.lake.catalog_tables import (
-    ledger_table,
-    metadata,
-    partition_files_table,
-    runs_table,
-)
 from pitlake.lake.catalog_values import (
     PartitionFileRecord,
     Run,
@@ -51,18 +37,7 @@ from pitlake.lake.catalog_values import (
 __all__ = ["WHOLE_MARKET", "Catalog"]
 
 
-class _Pin:
-    """The connection `Catalog.reading` shares, opened by its first read."""
-
-    conn: Connection | None = None
-
-    def close(self) -> None:
-        if self.conn is not None:
-            conn, self.conn = self.conn, None
-            conn.close()
-
-
-class Catalog(LedgerRecords, CheckRecords):
+class Catalog(CatalogConnections, LedgerRecords, CheckRecords):
     """Runs, ledger, partition files, validations and quarantine entries of one lake.
 
     `read_only=True` (every read surface) writes nothing, anywhere: no directory or file is
@@ -78,32 +53,27 @@ class Catalog(LedgerRecords, CheckRecords):
         echo: bool = False,
         read_only: bool = False,
     ) -> None:
+        given = url or os.environ.get(ENV_URL) or None
         self.url = resolve_url(url, lake_root, create=not read_only)
         self.read_only = read_only
-        kwargs: dict[str, Any] = {"echo": echo, "future": True}
-        ro_file = sqlite_file(self.url) if read_only else None
-        if ro_file is not None:
-            from pitlake.lake.readonly import connect_read_only, require_catalog_file
+        self._echo = echo
+        # a read-only SQLite catalog's file (None: a writer's, or another database)
+        self._sqlite_file: Path | None = None
+        if read_only:
+            # beside the lake (known without parsing a URL, which imports SQLAlchemy), or named
+            ro_file = sqlite_file(self.url) if given else beside_lake(lake_root)  # type: ignore[arg-type]
+            if ro_file is not None:
+                from pitlake.lake.readonly import require_catalog_file
 
-            require_catalog_file(ro_file, lake_root if url is None else None)
-            timeout = SQLITE_BUSY_TIMEOUT_MS / 1000
-            kwargs["creator"] = lambda: connect_read_only(ro_file, timeout)
-            kwargs["poolclass"] = NullPool  # each connection picks its open mode afresh
-        elif self.url.startswith("sqlite"):
-            kwargs["connect_args"] = {
-                "check_same_thread": False,
-                "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
-            }
-        else:
-            kwargs["pool_pre_ping"] = True
-        self.engine = create_engine(self.url, **kwargs)
+                require_catalog_file(ro_file, lake_root if url is None else None)
+                self._sqlite_file = ro_file
         # this catalog's `reading()` scope in the calling thread or task (one per context)
-        self._pin: ContextVar[_Pin | None] = ContextVar(f"catalog_pin_{id(self)}", default=None)
-        if self.engine.dialect.name == "sqlite":
-            configure_sqlite(self.engine, read_only=read_only)
-        elif read_only and self.engine.dialect.name == "postgresql":
-            read_only_sessions(self.engine)
+        self._pin: ContextVar[Pin | None] = ContextVar(f"catalog_pin_{id(self)}", default=None)
+        if self._sqlite_file is None:
+            _ = self.engine  # made now (a bad URL or a missing driver fails here, as always)
         if not read_only:
+            from pitlake.lake.catalog_columns import add_missing_columns
+
             self._create_tables()
             add_missing_columns(self.engine)
             self.missing_columns = frozenset()
@@ -112,9 +82,15 @@ class Catalog(LedgerRecords, CheckRecords):
     def missing_columns(self) -> frozenset[tuple[str, str]]:
         """The columns this (older, read-only) catalog lacks, read as NULL (`catalog_columns`);
         looked up at the first read that needs it."""
+        from pitlake.lake.catalog_columns import missing_columns
+
         return missing_columns(self.engine)
 
     def _create_tables(self) -> None:
+        from sqlalchemy.exc import DBAPIError
+
+        from pitlake.lake.catalog_tables import metadata
+
         try:
             metadata.create_all(self.engine)
         except DBAPIError:
@@ -123,7 +99,8 @@ class Catalog(LedgerRecords, CheckRecords):
             metadata.create_all(self.engine)
 
     def close(self) -> None:
-        self.engine.dispose()
+        if "engine" in self.__dict__:  # never made: nothing to dispose
+            self.engine.dispose()
 
     def __enter__(self) -> Catalog:
         return self
@@ -134,58 +111,12 @@ class Catalog(LedgerRecords, CheckRecords):
     def __repr__(self) -> str:
         return f"Catalog({self.engine.url.render_as_string(hide_password=True)!r})"
 
-    @contextmanager
-    def _tx(self, *, write: bool = False) -> Iterator[Connection]:
-        if not write:
-            with self._read() as conn:
-                yield conn
-            return
-        with self.engine.connect() as conn:
-            conn.execution_options(pitlake_write=True)
-            with conn.begin():
-                yield conn
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        """Every read of this catalog in the block (this thread or task) shares one connection
-        and one read transaction, opened by the first read and closed at the end: one state of
-        the ledger (REPEATABLE READ on PostgreSQL, SQLite's read transaction), and an answer's
-        ledger queries (a snapshot's ~13) cost a statement each, not a connection each (a fresh
-        SQLite connection reads the schema again: ~1 ms of a ~1.4 ms ledger query). Nothing is
-        kept past the block, so the next request sees every fetch recorded since. A failed read
-        closes the connection; the next read in the block opens another. Writes never use it."""
-        if self._pin.get() is not None:  # already inside one: the outer block owns it
-            yield
-            return
-        pin = _Pin()
-        token = self._pin.set(pin)
-        try:
-            yield
-        finally:
-            self._pin.reset(token)
-            pin.close()
-
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
-        """A connection in a read transaction: the `reading()` block's, else a new one."""
-        pin = self._pin.get()
-        if pin is None:
-            with self.engine.connect() as conn, conn.begin():
-                yield conn
-            return
-        if pin.conn is None:
-            conn = self.engine.connect()
-            if self.engine.dialect.name == "postgresql":  # one state for the whole block,
-                conn.execution_options(isolation_level="REPEATABLE READ")  # as SQLite's
-            pin.conn = conn
-        try:
-            yield pin.conn
-        except BaseException:
-            pin.close()  # a failed statement may leave the transaction unusable
-            raise
-
     def is_empty(self) -> bool:
         """Nothing recorded yet: no ledger entry and no run."""
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_tables import ledger_table, runs_table
+
         with self._tx() as conn:
             ledger = conn.execute(select(ledger_table.c.dataset).limit(1)).first()
             runs = conn.execute(select(runs_table.c.run_id).limit(1)).first()
@@ -201,6 +132,8 @@ class Catalog(LedgerRecords, CheckRecords):
         started_at: datetime | None = None,
         holder: str | None = None,
     ) -> None:
+        from pitlake.lake.catalog_tables import runs_table
+
         values = {
             "run_id": run_id,
             "flow": flow,
@@ -217,6 +150,10 @@ class Catalog(LedgerRecords, CheckRecords):
 
     def mark_alive(self, run_id: str, at: datetime | None = None) -> None:
         """A running run's heartbeat (`run_liveness.Heartbeat`)."""
+        from sqlalchemy import update
+
+        from pitlake.lake.catalog_tables import runs_table
+
         t = runs_table.c
         with self._tx(write=True) as conn:
             conn.execute(
@@ -232,6 +169,10 @@ class Catalog(LedgerRecords, CheckRecords):
         summary: Mapping[str, Any] | None = None,
         ended_at: datetime | None = None,
     ) -> None:
+        from sqlalchemy import insert, update
+
+        from pitlake.lake.catalog_tables import runs_table
+
         ended = to_utc_naive(ended_at)
         with self._tx(write=True) as conn:
             done = conn.execute(
@@ -253,6 +194,11 @@ class Catalog(LedgerRecords, CheckRecords):
                 )
 
     def run(self, run_id: str) -> Run | None:
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_columns import selected
+        from pitlake.lake.catalog_tables import runs_table
+
         with self._tx() as conn:
             row = conn.execute(
                 select(*selected(runs_table, self.missing_columns)).where(
@@ -264,6 +210,11 @@ class Catalog(LedgerRecords, CheckRecords):
     def runs(self, limit: int = 50, *, started_by: datetime | None = None) -> list[Run]:
         """Newest first; with `started_by`, only runs started by then (a reader's cutoff: the
         latest runs it may see, however many started later)."""
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_columns import selected
+        from pitlake.lake.catalog_tables import runs_table
+
         stmt = select(*selected(runs_table, self.missing_columns))
         if started_by is not None:
             stmt = stmt.where(runs_table.c.started_at <= to_utc_naive(started_by))
@@ -306,9 +257,15 @@ class Catalog(LedgerRecords, CheckRecords):
     def upsert_partition_file(self, conn: Any, row: dict[str, Any]) -> None:
         """One partition-file record on `conn`, inside the caller's transaction (the catalog
         holds of `pitlake.lake.lease` record inside their own lock or fencing transaction)."""
+        from pitlake.lake.catalog_tables import partition_files_table
+
         upsert(conn, partition_files_table, row, ["dataset", "partition_value"])
 
     def partition_files(self, dataset: str | None = None) -> list[PartitionFileRecord]:
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_tables import partition_files_table
+
         t = partition_files_table.c
         stmt = select(partition_files_table).order_by(t.dataset, t.partition_value)
         if dataset is not None:

@@ -1,18 +1,15 @@
 """Data-quality records in the catalog: each validation verdict and each quarantined batch.
-A mixin of `pitlake.lake.catalog.Catalog` (which gives it `_tx`)."""
+A mixin of `pitlake.lake.catalog.Catalog` (which gives it `_tx`). SQLAlchemy and the tables
+are imported by the methods (a read may open the catalog without them: decision 54)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import date, datetime
-from typing import Any
-
-from sqlalchemy import insert, select
-from sqlalchemy.engine import Connection
+from typing import TYPE_CHECKING, Any
 
 from pitlake.calendar import to_date
-from pitlake.lake.catalog_tables import quarantine_table, validations_table
 from pitlake.lake.catalog_values import (
     QuarantineRecord,
     ValidationRecord,
@@ -20,6 +17,9 @@ from pitlake.lake.catalog_values import (
     json_safe,
     to_utc_naive,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
 SEVERITIES = ("blocking", "warning")
 
@@ -59,6 +59,10 @@ class CheckRecords:
             "failed_expectations": json_safe(list(failed_expectations)),
             "recorded_at": to_utc_naive(at),
         }
+        from sqlalchemy import insert
+
+        from pitlake.lake.catalog_tables import validations_table
+
         with self._tx(write=True) as conn:
             res = conn.execute(insert(validations_table).values(**values))
             return int(res.inserted_primary_key[0])
@@ -67,6 +71,10 @@ class CheckRecords:
         self, dataset: str | None = None, limit: int = 100, *, run_id: str | None = None
     ) -> list[ValidationRecord]:
         """Newest first."""
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_tables import validations_table
+
         t = validations_table.c
         stmt = select(validations_table).order_by(t.recorded_at.desc(), t.id.desc()).limit(limit)
         if dataset is not None:
@@ -113,12 +121,20 @@ class CheckRecords:
             "sample_rows": json_safe(list(sample_rows)),
             "recorded_at": to_utc_naive(at),
         }
+        from sqlalchemy import insert
+
+        from pitlake.lake.catalog_tables import quarantine_table
+
         with self._tx(write=True) as conn:
             res = conn.execute(insert(quarantine_table).values(**values))
             return int(res.inserted_primary_key[0])
 
     def quarantines(self, limit: int = 50, *, dataset: str | None = None) -> list[QuarantineRecord]:
         """Newest first."""
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_tables import quarantine_table
+
         t = quarantine_table.c
         stmt = select(quarantine_table).order_by(t.recorded_at.desc(), t.id.desc()).limit(limit)
         if dataset is not None:

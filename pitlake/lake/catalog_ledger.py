@@ -1,24 +1,31 @@
 """The fetch ledger, the source of every answer's status: per (dataset, date, symbol) the last
 fetch outcome ('*' = a whole-market fetch), and in `ledger_events` every record for history.
-A mixin of `pitlake.lake.catalog.Catalog` (which gives it `_tx`)."""
+A mixin of `pitlake.lake.catalog.Catalog` (which gives it `_tx`).
+
+The statements are SQLAlchemy Core, built here and nowhere else. SQLAlchemy and the tables are
+imported by the methods: a read of a read-only SQLite catalog runs `ledger_rows` without them,
+from this module's statement compiled ahead by SQLAlchemy (`pitlake.lake.catalog_sql`,
+`pitlake.lake.catalog_sqlite`; decision 54)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import date, datetime
 from functools import cache
-from typing import Any, NamedTuple
-
-from sqlalchemy import Select, String, bindparam, cast, func, insert, select
-from sqlalchemy.engine import Connection, Engine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pitlake.calendar import to_date
-from pitlake.lake.catalog_columns import selected
-from pitlake.lake.catalog_engine import upsert
-from pitlake.lake.catalog_tables import ledger_events_table, ledger_table
+from pitlake.lake import catalog_sqlite
 from pitlake.lake.catalog_values import LedgerEntry, from_storage, json_safe, to_utc_naive
 from pitlake.lake.symbol_sets import decode_symbols, encode_symbols
 from pitlake.statuses import SUCCESSFUL_FETCH, LedgerStatus
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from sqlalchemy import Select
+    from sqlalchemy.engine import Connection, Engine
 
 WHOLE_MARKET = "*"
 
@@ -29,6 +36,11 @@ def _entries_stmt(
 ) -> Select[Any]:
     """`ledger_entries`' statement for the filters given, built once (its bound values per
     call): building a select per call was ~0.3 ms of each ledger query."""
+    from sqlalchemy import bindparam, select
+
+    from pitlake.lake.catalog_columns import selected
+    from pitlake.lake.catalog_tables import ledger_table
+
     t = ledger_table.c
     stmt = select(*selected(ledger_table, missing))
     if dataset:
@@ -43,8 +55,13 @@ def _entries_stmt(
 
 
 @cache
-def _rows_stmt(symbols: bool) -> Select[Any]:
-    """`ledger_rows`' statement, built once (see `_entries_stmt`)."""
+def rows_statement(symbols: bool) -> Select[Any]:
+    """`ledger_rows`' statement, built once (see `_entries_stmt`); compiled for SQLite ahead
+    of time into `pitlake.lake.catalog_sql` by `scripts/catalog_sql.py`."""
+    from sqlalchemy import String, bindparam, cast, select
+
+    from pitlake.lake.catalog_tables import ledger_table
+
     t = ledger_table.c
     stmt = select(
         t.date_key,
@@ -82,11 +99,15 @@ class LedgerRecords:
 
     engine: Engine  # Catalog's
     missing_columns: frozenset[tuple[str, str]]  # Catalog's
+    _sqlite_file: Path | None  # Catalog's: a read-only SQLite catalog's file
 
     def _tx(self, *, write: bool = False) -> Iterator[Connection]:  # Catalog's
         raise NotImplementedError
 
     def _read(self) -> Iterator[Connection]:  # Catalog's
+        raise NotImplementedError
+
+    def _sqlite_read(self) -> Iterator[sqlite3.Connection]:  # Catalog's
         raise NotImplementedError
 
     def record_ledger(
@@ -110,6 +131,11 @@ class LedgerRecords:
         (its last is `date_key`), so a read as of an earlier day knows the fetch says
         nothing about it. `symbols_asked`: the symbols a successful fetch over the security
         master asked (stored compact, `symbol_sets`)."""
+        from sqlalchemy import insert
+
+        from pitlake.lake.catalog_engine import upsert
+        from pitlake.lake.catalog_tables import ledger_events_table, ledger_table
+
         status = LedgerStatus(status)
         if rows < 0:
             raise ValueError(f"rows must be >= 0, got {rows}")
@@ -141,6 +167,11 @@ class LedgerRecords:
     def ledger_entry(
         self, dataset: str, date_key: date | str, symbol: str = WHOLE_MARKET
     ) -> LedgerEntry | None:
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_columns import selected
+        from pitlake.lake.catalog_tables import ledger_table
+
         t = ledger_table.c
         stmt = select(*selected(ledger_table, self.missing_columns)).where(
             t.dataset == dataset, t.date_key == to_date(date_key), t.symbol == symbol
@@ -176,6 +207,11 @@ class LedgerRecords:
         self, dataset: str, date_key: date | str, symbol: str = WHOLE_MARKET
     ) -> list[LedgerEntry]:
         """Every record for one key, oldest first."""
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_columns import selected
+        from pitlake.lake.catalog_tables import ledger_events_table
+
         t = ledger_events_table.c
         stmt = (
             select(*selected(ledger_events_table, self.missing_columns))
@@ -192,6 +228,10 @@ class LedgerRecords:
         statuses: Iterable[LedgerStatus] = SUCCESSFUL_FETCH,
     ) -> date | None:
         """The latest date with a successful fetch (OK or NO_DATA by default): freshness."""
+        from sqlalchemy import func, select
+
+        from pitlake.lake.catalog_tables import ledger_table
+
         t = ledger_table.c
         wanted = [LedgerStatus(s).value for s in statuses]
         stmt = select(func.max(t.date_key)).where(t.dataset == dataset, t.status.in_(wanted))
@@ -201,6 +241,10 @@ class LedgerRecords:
     def latest_ok_dates(self, until: date) -> dict[str, date]:
         """Per dataset, the latest date on or before `until` with a successful fetch (OK or
         NO_DATA) for any scope: the freshness the status endpoint and the dashboard show."""
+        from sqlalchemy import func, select
+
+        from pitlake.lake.catalog_tables import ledger_table
+
         t = ledger_table.c
         ok = [s.value for s in SUCCESSFUL_FETCH]
         stmt = (
@@ -216,6 +260,10 @@ class LedgerRecords:
         `by` (aware): (when it was recorded, the date it was about). From `ledger_events`,
         so a later record of the same key (a refetch, a failure) neither hides it nor shows
         through: the catalogue's "last successful fetch" as of a cutoff."""
+        from sqlalchemy import func, select
+
+        from pitlake.lake.catalog_tables import ledger_events_table
+
         t = ledger_events_table.c
         ok = [s.value for s in SUCCESSFUL_FETCH]
         latest = (
@@ -246,13 +294,20 @@ class LedgerRecords:
         values: dict[str, Any] = {"dataset": dataset, "start": start, "end": end}
         if symbols is not None:
             values["symbols"] = list(symbols)
+        if self._sqlite_file is not None and catalog_sqlite.takes(values):
+            with self._sqlite_read() as raw:  # a read-only SQLite catalog: no SQLAlchemy
+                return catalog_sqlite.ledger_rows(raw, values)
         with self._read() as conn:
-            rows = conn.execute(_rows_stmt(symbols is not None), values).all()
+            rows = conn.execute(rows_statement(symbols is not None), values).all()
         return [tuple(r) for r in rows]
 
     def latest_entry_dates(self, until: date) -> dict[str, date]:
         """Per dataset, the latest date on or before `until` with any ledger entry, whatever
         its status: the dataset's last attempt."""
+        from sqlalchemy import func, select
+
+        from pitlake.lake.catalog_tables import ledger_table
+
         t = ledger_table.c
         stmt = (
             select(t.dataset, func.max(t.date_key)).where(t.date_key <= until).group_by(t.dataset)
@@ -262,12 +317,20 @@ class LedgerRecords:
 
     def ledger_datasets(self) -> set[str]:
         """Every dataset the ledger holds an entry for."""
+        from sqlalchemy import select
+
+        from pitlake.lake.catalog_tables import ledger_table
+
         with self._tx() as conn:
             return {r[0] for r in conn.execute(select(ledger_table.c.dataset).distinct())}
 
     def symbol_entry_counts(self, start: date, end: date) -> list[SymbolEntryCount]:
         """The per-symbol entries (not whole-market ones) dated in [start, end], grouped by
         dataset, date and status: how many, their rows, and one of their symbols."""
+        from sqlalchemy import func, select
+
+        from pitlake.lake.catalog_tables import ledger_table
+
         t = ledger_table.c
         stmt = (
             select(

@@ -29,13 +29,14 @@ import os
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pitlake.errors import LakeUnwritableError
-from pitlake.lake.locking import locked
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 S3_SCHEME = "s3://"
 ENV_ENDPOINT = "PITLAKE_S3_ENDPOINT_URL"
@@ -138,6 +139,8 @@ class LocalFS:
         return out
 
     def parquet(self, path: Path) -> pq.ParquetFile:
+        import pyarrow.parquet as pq  # with pyarrow.fs and ssl, ~25 ms: not every read
+
         return pq.ParquetFile(path)
 
     def read_bytes(self, path: Path) -> bytes:
@@ -147,6 +150,8 @@ class LocalFS:
         return file_sha256(path)
 
     def lock(self, directory: Path) -> AbstractContextManager[None]:
+        from pitlake.lake.locking import locked  # filelock: writers only (decision 54)
+
         return locked(directory)
 
     def register(self, con: Any) -> None:
@@ -188,6 +193,8 @@ class ObjectFS:
 
     def parquet(self, path: ObjectPath) -> pq.ParquetFile:
         """The whole object in one GET (partition files are read whole by the store)."""
+        import pyarrow.parquet as pq
+
         return pq.ParquetFile(pa.BufferReader(self.read_bytes(path)))
 
     def read_bytes(self, path: ObjectPath) -> bytes:
@@ -249,6 +256,8 @@ class ObjectFS:
             raise
 
     def lock(self, directory: ObjectPath) -> AbstractContextManager[None]:
+        from pitlake.lake.locking import locked
+
         return locked(local_lock_dir(directory.url))
 
     def register(self, con: Any) -> None:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from pitlake.lake.tempfiles import temp_path_for
 from pitlake.schemas import Dataset
@@ -86,6 +85,8 @@ def dictionary_columns(table: pa.Table) -> bool | list[str]:
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
+    import pyarrow.parquet as pq  # writers only: a read need not load it (decision 54)
+
     sink = pa.BufferOutputStream()
     pq.write_table(
         table,

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pitlake.lake.canonical import canonical_batch, to_utc
 from pitlake.lake.fs import (
@@ -310,6 +309,8 @@ class LakeStore:
             if got is None:
                 return None, None, None if self.conditional_put else ANY
             data, etag = got
+            import pyarrow.parquet as pq
+
             table = pq.ParquetFile(pa.BufferReader(data)).read()
             sha = hashlib.sha256(data).hexdigest()
             return conform(table, schema), sha, etag if self.conditional_put else ANY

@@ -150,8 +150,8 @@ class DuckReader:
         finally:
             cur.close()
 
-    def rows(self, sql: str, params: Params) -> list[tuple[Any, ...]]:
-        cur = self._cursor()
+    def rows(self, sql: str, params: Params, *, point: bool = False) -> list[tuple[Any, ...]]:
+        cur = self._cursor(point)
         try:
             return cur.execute(sql, params.values).fetchall()
         finally:

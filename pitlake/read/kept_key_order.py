@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params
@@ -215,6 +214,8 @@ def _read_whole(path: Any, fid: FileIdentity, as_read: pa.Schema) -> pa.Table | 
     if file_identity(path) != fid:
         return None
     texts = [f.name for f in as_read if pa.types.is_dictionary(f.type)]
+    import pyarrow.parquet as pq
+
     table = pq.read_table(str(path), use_threads=False, read_dictionary=texts)
     if file_identity(path) != fid or table.schema.names != as_read.names:
         return None

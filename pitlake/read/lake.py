@@ -90,7 +90,7 @@ class Lake:
         self.reports = KeptReports()  # statement files' indexes and rows, per file identity
         self.key_orders = kept_orders()  # their versions' key order, per set of files
         self.sql_database = SharedDatabase()  # Lake.sql's single SELECTs (sql_shared.py)
-        self.trading_calendar: TradingCalendar = lake_calendar(self.store)
+        self.trading_calendar: TradingCalendar = lake_calendar(self.store, self.reader)
 
     @property
     def catalog(self) -> Catalog:

@@ -23,15 +23,19 @@ from pitlake.schemas.calendar import SCHEMA
 if TYPE_CHECKING:
     import pandas as pd
 
+    from pitlake.read.engine import DuckReader
+
 log = logging.getLogger(__name__)
 
 
-def stored_sessions(store: LakeStore) -> tuple[list[date], date] | None:
+def stored_sessions(
+    store: LakeStore, reader: DuckReader | None = None
+) -> tuple[list[date], date] | None:
     """The stored XSHG sessions past the offline calendar and the last date they are known
     through; None when the lake holds nothing past it. An unreadable calendar file leaves the
     offline calendar in force (dates past it keep raising) rather than breaking every read."""
     try:
-        frame = _rows_past_offline(store)
+        frame = _rows_past_offline(store, reader)
     except Exception as e:  # a corrupt partition: warn, never guess sessions
         log.warning("stored calendar unreadable, offline calendar only: %s", e)
         return None
@@ -52,14 +56,24 @@ def stored_sessions(store: LakeStore) -> tuple[list[date], date] | None:
     return sessions, through
 
 
-def _rows_past_offline(store: LakeStore) -> pd.DataFrame | None:
+def _rows_past_offline(store: LakeStore, reader: DuckReader | None) -> pd.DataFrame | None:
     """Every stored version of an XSHG date past the offline calendar, or None when there is
     none. A file whose dates all lie within the offline calendar is skipped by its greatest
-    date, an Arrow aggregate: until the offline calendar ends, opening a lake needs no pandas
-    (no Python value turned into Arrow either: that is what makes pyarrow import pandas)."""
+    date: until the offline calendar ends, opening a lake needs no pandas (no Python value
+    turned into Arrow either: that is what makes pyarrow import pandas). A `Lake` asks its
+    DuckDB reader for that date (the database its read opens anyway), which needs no
+    `pyarrow.parquet` (with `pyarrow.fs` and `ssl`, ~25 ms of a CLI read: decision 54)."""
     past = XSHG.offline_last
     frames = []
     for part in store.list_partitions(SCHEMA.name):
+        if reader is not None:
+            from pitlake.read.engine import Params
+
+            params = Params()
+            sql = f'SELECT max("date") FROM {reader.source([part.path], params)}'
+            latest = reader.rows(sql, params, point=True)[0][0]
+            if latest is None or latest <= past:
+                continue
         table = store.fs.parquet(part.path).read()
         latest = pc.max(table["date"]).as_py() if table.num_rows else None
         if latest is None or latest <= past:
@@ -77,9 +91,9 @@ def _rows_past_offline(store: LakeStore) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True)
 
 
-def lake_calendar(store: LakeStore) -> TradingCalendar:
+def lake_calendar(store: LakeStore, reader: DuckReader | None = None) -> TradingCalendar:
     """The offline calendar, extended by what this lake stores (the process's is untouched)."""
-    found = stored_sessions(store)
+    found = stored_sessions(store, reader)
     if found is None:
         return XSHG
     return XSHG.extended(*found)

@@ -7,6 +7,7 @@ a read never loads the orchestrator, the validator, the web server or a vendor S
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -84,14 +85,21 @@ def test_a_read_imports_no_orchestrator_validator_server_or_vendor_sdk(
 
 
 # What a one-symbol read does without (decision 54): pandas (the read is Arrow from the scan to
-# the printed table), the lease's SQLAlchemy tables and the dialects' upserts (writes only),
-# exchange-calendars (its snapshot is read), the pipeline.
+# the printed table), SQLAlchemy (the ledger rows are read through sqlite3, `catalog_sqlite`),
+# the lease (writes only), exchange-calendars (its snapshot is read), the pipeline, the
+# vendor plugins (redaction reads the names of their secret variables from their packages),
+# pyarrow's Parquet module and the file lock.
 NOT_IN_A_ONE_SYMBOL_READ = (
     "pandas",  # pyarrow imports it at the first Python value it converts, or a `to_numpy`
+    "sqlalchemy",
     "pitlake.lake.lease",
-    "sqlalchemy.dialects.postgresql",
+    "pitlake.lake.catalog_tables",
     "exchange_calendars",
     "pitlake.pipeline",
+    "pitlake.vendors.base",
+    *(f"pitlake.vendors.{vendor}." for vendor in ("tushare", "akshare", "baostock")),
+    "pyarrow.parquet",  # with pyarrow.fs and ssl: the scan is DuckDB's, the writes need it
+    "filelock",  # the store's locks: writers only
 )
 
 
@@ -101,6 +109,24 @@ def test_a_one_symbol_query_loads_no_pandas_no_writer_and_no_calendar_library(
     code, modules = imported(tmp_path, *READS["query"], "--lake", str(built_lake))
     assert code == 0
     assert not {m for m in modules if m.startswith(NOT_IN_A_ONE_SYMBOL_READ)}
+    assert "pitlake.lake.catalog_sqlite" in modules  # the ledger was read, without SQLAlchemy
+
+
+def test_a_one_symbol_query_with_a_vendor_token_set_masks_it_without_the_plugins(
+    built_lake: Path, tmp_path: Path
+) -> None:
+    """Redaction reads every vendor's secret variables on each answer: with a token set it
+    still loads no plugin, client or replay dialect (and the token never shows)."""
+    token = "ts-planted-0123456789abcdef"
+    out = tmp_path / "modules.json"
+    args = (*READS["query"], "--lake", str(built_lake), "--json")
+    env = {**os.environ, "TUSHARE_TOKEN": token}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *args], capture_output=True, env=env, check=False
+    )
+    got = json.loads(out.read_text())
+    assert got["code"] == 0 and token.encode() not in done.stdout + done.stderr
+    assert not {m for m in got["modules"] if m.startswith(NOT_IN_A_ONE_SYMBOL_READ)}
 
 
 def test_loading_the_query_command_loads_no_pandas_and_no_catalog(tmp_path: Path) -> None:
@@ -119,6 +145,17 @@ def test_help_imports_no_command_module_and_no_data_stack(tmp_path: Path) -> Non
     assert code == 0
     assert tops(modules).isdisjoint(NOT_IN_HELP), sorted(tops(modules) & set(NOT_IN_HELP))
     assert not {m for m in modules if m.startswith("pitlake.commands.")}
+
+
+def test_a_command_loads_click_only_when_typer_does(tmp_path: Path) -> None:
+    """typer >= 0.2x vendors click and loads none of it; `pitlake` then needs none either (its
+    one-line usage errors catch typer's classes, and click's only when click is loaded)."""
+    probe = "import sys, typer, typer.main; print('click' in sys.modules)"
+    typer_loads_click = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    _, modules = imported(tmp_path, "query", "quotes", "--help")
+    assert ("click" in modules) == (typer_loads_click == "True")
 
 
 def test_root_help_lines_are_the_commands_own_help() -> None:

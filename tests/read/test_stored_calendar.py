@@ -79,3 +79,32 @@ def test_a_corrupt_stored_calendar_leaves_the_offline_calendar(store: LakeStore)
     assert extend_calendar_from_lake(store) is None
     with pytest.raises(CalendarRangeError):
         cal.is_session("2027-01-04")
+
+
+def test_a_lake_skips_files_within_the_offline_calendar_and_survives_a_corrupt_one(
+    store: LakeStore,
+) -> None:
+    """A `Lake` asks its DuckDB reader for each calendar file's greatest date (no
+    `pyarrow.parquet`, decision 54): a file within the offline calendar is skipped, one past
+    it extends the lake's calendar, and an unreadable one leaves the offline calendar."""
+    from pitlake.read.lake import Lake
+
+    seen = datetime(2026, 12, 20, 20, 0, tzinfo=BEIJING)
+    store.write(
+        "calendar",
+        canonical("calendar", _rows({"2025-06-30": True, "2026-12-31": True}), fetched_at=seen),
+        run_id="r1",
+        ingested_at=seen,
+    )
+    assert Lake(store.root).trading_calendar is cal.XSHG  # nothing past the offline end
+    store.write(
+        "calendar",
+        canonical("calendar", _rows({"2027-01-04": True}), fetched_at=seen),
+        run_id="r2",
+        ingested_at=seen,
+    )
+    assert Lake(store.root).trading_calendar.is_session("2027-01-04")
+    for part in (store.root / "curated" / "calendar").rglob("*.parquet"):
+        part.write_bytes(b"not parquet")
+    with pytest.raises(CalendarRangeError):
+        Lake(store.root).trading_calendar.is_session("2027-01-04")

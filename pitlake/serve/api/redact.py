@@ -19,10 +19,11 @@ MIN_SECRET_LEN = 6  # shorter values would mask ordinary words; no real token is
 
 
 def secret_env_vars() -> tuple[str, ...]:
-    """The API's own token and every vendor plugin's secret variables."""
-    from pitlake.vendors.plugins import plugins
+    """The API's own token and every vendor's secret variables (each vendor package names
+    them; its plugin, client and replay dialect are not loaded for this: decision 54)."""
+    from pitlake.vendors.plugins import secret_env_vars as vendor_secrets
 
-    return (*API_SECRET_ENV_VARS, *(name for p in plugins() for name in p.secret_env))
+    return (*API_SECRET_ENV_VARS, *vendor_secrets())
 
 
 def secrets() -> list[str]:

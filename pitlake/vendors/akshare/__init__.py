@@ -1,31 +1,29 @@
 """AkShare: East Money / Sina / Tencent endpoints through the akshare library
-(docs/vendor-reference.md §2.1–2.3, §3.2, §4.3/4.6, §5, §6): the plugin.
+(docs/vendor-reference.md §2.1–2.3, §3.2, §4.3/4.6, §5, §6).
 
 client.py calls the library, classify.py and replies.py read its failures, replay.py is its
 replay dialect, fields.py its field names, canary.py its fallback calls, fetchers/ one module
 per dataset it serves (no valuation: AkShare has no point-in-time market-cap / PE history).
+
+plugin.py holds its `PLUGIN` (the client, classifier and replay dialect, and their imports),
+loaded on first use; this module holds only the names of the variables holding its secrets,
+which redaction reads without loading the plugin (decision 54).
 """
 
 from __future__ import annotations
 
-from pitlake.vendors.akshare.canary import canary_queries
-from pitlake.vendors.akshare.classify import classify_akshare
-from pitlake.vendors.akshare.client import live_client
-from pitlake.vendors.akshare.replay import DIALECT
-from pitlake.vendors.base import VendorPlugin
-from pitlake.vendors.ratelimit import RateConfig
+from typing import Any
 
-PLUGIN = VendorPlugin(
-    name="akshare",
-    rank=1,
-    client=live_client,
-    classify=classify_akshare,
-    # East Money publishes no quota but blocks after bursts; AkShare is the fallback, so
-    # slow and steady (these rates are pitlake's own choice: no margin on top).
-    rates=RateConfig(per_min=30, burst=3),
-    max_in_flight=2,
-    replay=DIALECT,
-    fetchers_package="pitlake.vendors.akshare.fetchers",
-    columnless_is_no_rows=True,
-    canary_queries=canary_queries,
-)
+# Environment variables holding this vendor's secrets (none: AkShare's endpoints take no account): the plugin's
+# `secret_env`, masked in every answer (`pitlake.serve.api.redact`).
+SECRET_ENV: tuple[str, ...] = ()
+
+
+def __getattr__(name: str) -> Any:
+    """`PLUGIN`, imported from plugin.py on first use."""
+    if name == "PLUGIN":
+        from pitlake.vendors.akshare.plugin import PLUGIN
+
+        globals()["PLUGIN"] = PLUGIN
+        return PLUGIN
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,6 +30,7 @@ from pitlake.errors import (
     VendorRateLimitError,
 )
 from pitlake.vendors.replay.recording import Recorder
+from pitlake.vendors.tushare import SECRET_ENV
 from pitlake.vendors.tushare.classify import classify_tushare
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 TUSHARE_URL = "http://api.waditu.com/dataapi"
 # Another endpoint speaking the same protocol (a mirror, a proxy, the loopback simulator).
 TUSHARE_URL_ENV = "PITLAKE_TUSHARE_URL"
-TUSHARE_TOKEN_ENV = ("TUSHARE_TOKEN", "TS_TOKEN")
+TUSHARE_TOKEN_ENV = SECRET_ENV  # the package's, which redaction reads without this module
 CONNECT_TIMEOUT = 10.0
 
 

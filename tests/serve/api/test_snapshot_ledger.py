@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import event
 
+from pitlake.lake import readonly
 from pitlake.lake.catalog import Catalog
 from pitlake.serve.api.service import QueryService
 from pitlake.serve.api.snapshot import snapshot
@@ -47,16 +47,27 @@ def test_a_fetch_recorded_between_two_snapshots_shows_in_the_second(
     ]
 
 
-def _checkouts(service: QueryService) -> list[int]:
+def _checkouts(service: QueryService, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one at each catalog connection opened, by SQLAlchemy's pool or for
+    the ledger rows read without it (`catalog_sqlite`, decision 54)."""
+    _ = service.lake(None).catalog.engine  # made, with its own first connection, before
     seen: list[int] = []
-    event.listen(service.lake(None).catalog.engine, "checkout", lambda *_: seen.append(1))
+    real = readonly.connect_read_only
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        seen.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(readonly, "connect_read_only", counted)
     return seen
 
 
-def test_a_snapshot_reads_the_catalog_on_one_connection(service: QueryService) -> None:
+def test_a_snapshot_reads_the_catalog_on_one_connection(
+    service: QueryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ask: dict[str, Any] = {"date": "2025-06-06", "as_of": "2025-06-08"}
     snapshot(service, f"{A},{B}", **ask)  # warm: the calendar and the Lake are opened
-    seen = _checkouts(service)
+    seen = _checkouts(service, monkeypatch)
     body = snapshot(service, f"{A},{B}", **ask).envelope
     assert len(body["data"]) == 10
     assert len(seen) == 1  # one per query (13 here) before
@@ -82,7 +93,7 @@ def test_the_shared_connection_answers_as_a_connection_per_query(
 ) -> None:
     shared = snapshot(service, f"{A},{B},000002.SZ", **ask).envelope
     monkeypatch.setattr(Catalog, "reading", _per_query)
-    seen = _checkouts(service)
+    seen = _checkouts(service, monkeypatch)
     alone = snapshot(service, f"{A},{B},000002.SZ", **ask).envelope
     assert len(seen) > 5  # really a connection per query
     assert alone == shared
