@@ -34,10 +34,12 @@ def _script() -> Any:  # scripts/ is no package: load the generator by path
 
 
 def test_the_compiled_statement_is_what_the_installed_sqlalchemy_compiles() -> None:
-    """Fails after a change of the statement or the ledger table, or an upgrade of SQLAlchemy,
-    until scripts/catalog_sql.py is rerun."""
-    assert (REPO / "pitlake" / "lake" / "catalog_sql.py").read_text() == _script().render()
-    assert catalog_sql.SQLALCHEMY == sqlalchemy.__version__
+    """Fails after a change of the statement or the ledger table, or a SQLAlchemy whose SQLite
+    dialect compiles it otherwise, until scripts/catalog_sql.py is rerun. (Not on the version
+    alone: SQLAlchemy is not pinned, and a release that compiles the same text must not fail
+    a fresh machine's CI.)"""
+    on_disk = (REPO / "pitlake" / "lake" / "catalog_sql.py").read_text()
+    assert on_disk == _script().render(catalog_sql.SQLALCHEMY)
 
 
 def _planted(root: Path) -> None:
