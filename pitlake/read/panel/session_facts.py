@@ -1,8 +1,9 @@
-"""The panel's fields that the single-instant reads derive in Python, answered by those very
-derivations at each session's cutoff (one call per session, so each row equals the read):
-security states (`Lake.universe`: `state.rows_by` + the master's state view) and the limit
-state (`Lake.limits`: `market.session_pools`). Plus the factor fetches `ret_1d`'s coverage
-rests on (`adjust.adjusted`'s rule)."""
+"""The panel's fields that the single-instant reads derive in Python, for every session at
+once with the cells those derivations give at each session's cutoff: security states
+(`Lake.universe`: `state.rows_by` + the master's state view; `master_facts.states`) and the
+limit state (`Lake.limits`: `market.session_pools`; `limit_facts`, that derivation per
+session where one pass cannot match it). Plus the factor fetches `ret_1d`'s coverage rests
+on (`adjust.adjusted`'s rule)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,8 @@ from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.limit_rules import STATE_NAMES, State
 from pitlake.read.adjust import FACTORS
 from pitlake.read.cutoff import Ask
+from pitlake.read.panel import limit_facts, master_facts
 from pitlake.read.panel.fields import LIMIT_STATES, NO_LIMIT, STATE_FIELDS, WITHIN
-from pitlake.read.readers import state
-from pitlake.schemas import securities
 
 if TYPE_CHECKING:
     from pitlake.read.lake import Lake
@@ -45,23 +45,19 @@ _LIMIT_SCHEMA = pa.schema(
 
 def states(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) -> pa.Table:
     """(session, symbol, is_st, is_suspended, days_listed) of every code `Lake.universe`
-    lists at each session's cutoff (its day: the cutoff's, as that read answers).
-    days_listed: the XSHG sessions from the code's first trading day to the session (1 on
-    that day)."""
-    spec = securities.SCHEMA
-    assert spec.state is not None
-    frames = []
-    for d in days:
-        cutoff = cutoff_of(d)
-        day = cutoff.date()
-        rows = state.rows_by(lake.store, lake.reader, spec, day, cutoff)
-        view = spec.state.view(rows, day, None)
-        if view.empty:
-            continue
-        frames.append(view.assign(session=d))
-    if not frames:
+    lists at each session's cutoff (its day: the cutoff's, as that read answers), from the
+    master's versions in one pass (`master_facts.states`, the cells `state.rows_by` + the
+    state view give per session). days_listed: the XSHG sessions from the code's first
+    trading day to the session (1 on that day)."""
+    if not days:
         return _STATE_SCHEMA.empty_table()
-    out = pd.concat(frames, ignore_index=True)
+    cutoffs = [cutoff_of(d) for d in days]
+    found = master_facts.states(
+        lake, master_facts.days_table(days, [c.date() for c in cutoffs], cutoffs)
+    )
+    if not found.num_rows:
+        return _STATE_SCHEMA.empty_table()
+    out = found.to_pandas()
     out[DAYS_LISTED] = _sessions_since(lake, out["list_date"], out["session"])
     return pa.Table.from_pandas(
         out[_STATE_SCHEMA.names], schema=_STATE_SCHEMA, preserve_index=False
@@ -85,27 +81,45 @@ def _sessions_since(lake: Lake, first: pd.Series, day: pd.Series) -> np.ndarray:
 def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) -> pa.Table:
     """(session, symbol, limit_state) of every bar `Lake.limits` classifies at each session's
     cutoff: its pool (up, down, broken), WITHIN its limits, NO_LIMIT on a session without
-    one, null where its limit is unknown (classify's limit_state)."""
-    by_state = {STATE_NAMES[State.LIMITED]: WITHIN, STATE_NAMES[State.NO_LIMIT]: NO_LIMIT}
-    from pitlake.read import market  # the market's derivations: imported when asked
-
-    frames = []
-    for d in days:
-        pools = market.session_pools(lake, d, Ask(cutoff_of(d), None, False))
-        if pools.empty:
-            continue
-        pool = pools["pool"].astype(object)
-        value = pool.where(pool.notna(), pools["limit_state"].astype(object).map(by_state))
-        frames.append(
-            pd.DataFrame(
-                {"session": d, "symbol": pools["symbol"].astype(str), "limit_state": value}
-            )
-        )
+    one, null where its limit is unknown (classify's limit_state). One pass over the
+    sessions (`limit_facts`), the per-session derivation where it cannot give the same
+    cells (`session_limits`)."""
+    if not days:
+        return _LIMIT_SCHEMA.empty_table()
+    found, left = limit_facts.classified(lake, days, cutoff_of)
+    frames = [_limit_cells(found)] if len(found) else []
+    frames += [_limit_cells(f) for f in session_limits(lake, left, cutoff_of)]
     if not frames:
         return _LIMIT_SCHEMA.empty_table()
     out = pd.concat(frames, ignore_index=True)
     assert set(out["limit_state"].dropna()) <= set(LIMIT_STATES)
     return pa.Table.from_pandas(out, schema=_LIMIT_SCHEMA, preserve_index=False)
+
+
+def _limit_cells(pools: pd.DataFrame) -> pd.DataFrame:
+    """(session, symbol, limit_state) of classified bars: the pool, else the regime's state
+    (limited: WITHIN, none: NO_LIMIT, unknown: null)."""
+    by_state = {STATE_NAMES[State.LIMITED]: WITHIN, STATE_NAMES[State.NO_LIMIT]: NO_LIMIT}
+    pool = pools["pool"].astype(object)
+    value = pool.where(pool.notna(), pools["limit_state"].astype(object).map(by_state))
+    return pd.DataFrame(
+        {"session": pools["session"], "symbol": pools["symbol"].astype(str), "limit_state": value}
+    )
+
+
+def session_limits(
+    lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]
+) -> list[pd.DataFrame]:
+    """`market.session_pools` at each session's cutoff, with its session: the derivation
+    `Lake.limits` uses, once per session (the one pass's fallback, and its oracle)."""
+    from pitlake.read import market  # the market's derivations: imported when asked
+
+    out = []
+    for d in days:
+        pools = market.session_pools(lake, d, Ask(cutoff_of(d), None, False))
+        if not pools.empty:
+            out.append(pools.assign(session=d))
+    return out
 
 
 def factor_fetched(lake: Lake, lo: date, hi: date) -> pa.Table:
