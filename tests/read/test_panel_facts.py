@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -139,7 +140,7 @@ def _check_limits(lake: Lake, q: run.Question) -> pd.DataFrame:
     if not cells:
         assert got.empty
         return got
-    want = pd.concat(cells, ignore_index=True)
+    want = pa.concat_tables(cells).to_pandas()
     pd.testing.assert_frame_equal(_sorted(got), _sorted(want), check_dtype=False)
     return got
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pitlake import limit_rows, limits
 from pitlake.limit_rules import LISTING_LOOKBACK
@@ -102,19 +103,18 @@ def _year(lake: Lake, table: pa.Table, calendar: pa.Table) -> tuple[pd.DataFrame
     bars = _bars(lake, table)
     if not bars.num_rows:
         return pd.DataFrame(), []
-    pre = bars.column("pre_close").to_numpy(zero_copy_only=False)
-    with np.errstate(invalid="ignore"):
-        lacking = ~(np.nan_to_num(pre.astype("float64"), nan=-1.0) > 0)
-    left = set(pd.unique(np.asarray(bars.column("session").to_pylist(), dtype=object)[lacking]))
+    has_pre = pc.fill_null(pc.greater(bars.column("pre_close"), 0.0), False)
+    left = set(pc.unique(bars.filter(pc.invert(has_pre)).column("session")).to_pylist())
     left |= {
         d for d, ok in zip(sessions, master_facts.has_master(lake, table), strict=True) if not ok
     }
     facts = master_facts.limit_facts(lake, table, calendar)
     if facts is None:
         return pd.DataFrame(), sessions
+    if left:
+        gone = pc.is_in(bars.column("session"), pa.array(sorted(left), pa.date32()))
+        bars = bars.filter(pc.invert(gone))
     frame = _joined(lake, bars, facts)
-    keep = ~frame["session"].isin(left).to_numpy()
-    frame = frame[keep].reset_index(drop=True)
     cutoffs = dict(zip(sessions, table.column("cutoff").to_pylist(), strict=True))
     return _classify(lake, frame, cutoffs), sorted(left)
 
@@ -159,7 +159,7 @@ def _classify(lake: Lake, frame: pd.DataFrame, cutoffs: dict[date, datetime]) ->
     out = limits.classified(frame, regime, pre, issue, given)
     return pd.DataFrame(
         {
-            "session": pd.to_datetime(frame["session"]).dt.date,
+            "session": frame["session"],
             "symbol": frame["symbol"].astype(str),
             "pool": out["pool"],
             "limit_state": out["limit_state"],

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.limit_rules import STATE_NAMES, State
@@ -87,23 +88,39 @@ def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) 
     if not days:
         return _LIMIT_SCHEMA.empty_table()
     found, left = limit_facts.classified(lake, days, cutoff_of)
-    frames = [_limit_cells(found)] if len(found) else []
-    frames += [_limit_cells(f) for f in session_limits(lake, left, cutoff_of)]
-    if not frames:
+    tables = [_limit_cells(found)] if len(found) else []
+    tables += [_limit_cells(f) for f in session_limits(lake, left, cutoff_of)]
+    if not tables:
         return _LIMIT_SCHEMA.empty_table()
-    out = pd.concat(frames, ignore_index=True)
-    assert set(out["limit_state"].dropna()) <= set(LIMIT_STATES)
-    return pa.Table.from_pandas(out, schema=_LIMIT_SCHEMA, preserve_index=False)
+    out = pa.concat_tables(tables)
+    assert set(pc.unique(out.column("limit_state")).drop_null().to_pylist()) <= set(LIMIT_STATES)
+    return out
 
 
-def _limit_cells(pools: pd.DataFrame) -> pd.DataFrame:
+def _limit_cells(pools: pd.DataFrame) -> pa.Table:
     """(session, symbol, limit_state) of classified bars: the pool, else the regime's state
     (limited: WITHIN, none: NO_LIMIT, unknown: null)."""
-    by_state = {STATE_NAMES[State.LIMITED]: WITHIN, STATE_NAMES[State.NO_LIMIT]: NO_LIMIT}
-    pool = pools["pool"].astype(object)
-    value = pool.where(pool.notna(), pools["limit_state"].astype(object).map(by_state))
-    return pd.DataFrame(
-        {"session": pools["session"], "symbol": pools["symbol"].astype(str), "limit_state": value}
+    pool = pools["pool"].astype(object).to_numpy()
+    state = pools["limit_state"].astype(object).to_numpy()
+    by_state = np.where(
+        state == STATE_NAMES[State.LIMITED],
+        WITHIN,
+        np.where(state == STATE_NAMES[State.NO_LIMIT], NO_LIMIT, None),
+    )
+    value = np.where(pd.isna(pool), by_state, pool)
+    session = pools["session"]
+    days = (
+        session.to_numpy().astype("datetime64[D]")
+        if session.dtype.kind == "M"
+        else session.to_numpy(object)
+    )
+    return pa.table(
+        [
+            pa.array(days, pa.date32()),
+            pa.array(pools["symbol"].astype(str).to_numpy(object), pa.string()),
+            pa.array(value, pa.string()),
+        ],
+        schema=_LIMIT_SCHEMA,
     )
 
 
