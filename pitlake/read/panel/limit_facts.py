@@ -36,9 +36,10 @@ BAR_COLUMNS = ("symbol", "high", "close", "pre_close", "volume")
 
 def classified(
     lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]
-) -> tuple[pd.DataFrame, list[date]]:
-    """(session, symbol, pool, limit_state) of every bar public at its session's cutoff, one
-    year at a time, and the sessions left to the per-session derivation."""
+) -> tuple[list[pd.DataFrame], list[date]]:
+    """(session, symbol, pool, limit_state) of every bar public at its session's cutoff, a
+    frame per year (one year's join at a time: bounded memory), and the sessions left to the
+    per-session derivation."""
     from pitlake.read.market import LADDER_SESSIONS
 
     frames, left = [], []
@@ -57,10 +58,10 @@ def classified(
         cutoffs = [cutoff_of(d) for d in chosen]
         table = master_facts.days_table(chosen, chosen, cutoffs, lookback)
         found, more = _year(lake, table, pa.table({"day": pa.array(cal, pa.date32())}))
-        frames.append(found)
+        if len(found):
+            frames.append(found)
         left += more
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return out, left
+    return frames, left
 
 
 def _bars(lake: Lake, table: pa.Table) -> pa.Table:

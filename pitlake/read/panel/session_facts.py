@@ -50,33 +50,40 @@ def states(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) 
     master's versions in one pass (`master_facts.states`, the cells `state.rows_by` + the
     state view give per session). days_listed: the XSHG sessions from the code's first
     trading day to the session (1 on that day)."""
-    if not days:
-        return _STATE_SCHEMA.empty_table()
-    cutoffs = [cutoff_of(d) for d in days]
-    found = master_facts.states(
-        lake, master_facts.days_table(days, [c.date() for c in cutoffs], cutoffs)
-    )
-    if not found.num_rows:
-        return _STATE_SCHEMA.empty_table()
-    out = found.to_pandas()
-    out[DAYS_LISTED] = _sessions_since(lake, out["list_date"], out["session"])
-    return pa.Table.from_pandas(
-        out[_STATE_SCHEMA.names], schema=_STATE_SCHEMA, preserve_index=False
-    )
+    tables = []
+    for year in sorted({d.year for d in days}):  # one year's join at a time: bounded memory
+        chosen = [d for d in days if d.year == year]
+        cutoffs = [cutoff_of(d) for d in chosen]
+        found = master_facts.states(
+            lake, master_facts.days_table(chosen, [c.date() for c in cutoffs], cutoffs)
+        )
+        if not found.num_rows:
+            continue
+        out = found.to_pandas(date_as_object=False)
+        out[DAYS_LISTED] = _sessions_since(lake, out["list_date"], out["session"])
+        tables.append(
+            pa.Table.from_pandas(
+                out[_STATE_SCHEMA.names], schema=_STATE_SCHEMA, preserve_index=False
+            )
+        )
+    return pa.concat_tables(tables) if tables else _STATE_SCHEMA.empty_table()
 
 
-def _sessions_since(lake: Lake, first: pd.Series, day: pd.Series) -> np.ndarray:
+def _sessions_since(
+    lake: Lake, first: pd.Series, day: pd.Series
+) -> pd.api.extensions.ExtensionArray:
     """Per row, the sessions in [first, day] (null where `first` is unknown)."""
     cal = lake.trading_calendar
-    known = first.notna()
+    starts = pd.to_datetime(first).to_numpy().astype("datetime64[D]")
+    ends = pd.to_datetime(day).to_numpy().astype("datetime64[D]")
+    known = ~np.isnat(starts)
     if not known.any():
         return pd.array([None] * len(first), dtype="Int64")
-    lo = max(min(first[known]), cal.first)
-    sessions = np.array(cal.sessions_between(lo, max(day)), dtype="datetime64[D]")
-    starts = pd.to_datetime(first.where(known, pd.Timestamp(lo))).to_numpy().astype("datetime64[D]")
-    ends = pd.to_datetime(day).to_numpy().astype("datetime64[D]")
+    lo = max(starts[known].min().astype(object), cal.first)
+    sessions = np.array(cal.sessions_between(lo, ends.max().astype(object)), dtype="datetime64[D]")
+    starts = np.where(known, starts, np.datetime64(lo, "D"))
     count = np.searchsorted(sessions, ends, "right") - np.searchsorted(sessions, starts, "left")
-    return pd.array(np.where(known.to_numpy(), count, None), dtype="Int64")
+    return pd.arrays.IntegerArray(count.astype("int64"), ~known)
 
 
 def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) -> pa.Table:
@@ -88,7 +95,7 @@ def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) 
     if not days:
         return _LIMIT_SCHEMA.empty_table()
     found, left = limit_facts.classified(lake, days, cutoff_of)
-    tables = [_limit_cells(found)] if len(found) else []
+    tables = [_limit_cells(f) for f in found]
     tables += [_limit_cells(f) for f in session_limits(lake, left, cutoff_of)]
     if not tables:
         return _LIMIT_SCHEMA.empty_table()
