@@ -132,7 +132,7 @@ def _check_states(lake: Lake, q: run.Question) -> pd.DataFrame:
 
 def _check_limits(lake: Lake, q: run.Question) -> pd.DataFrame:
     cutoff_of = lambda d: run.cutoff_of(q, d)  # noqa: E731
-    _, left = limit_facts.classified(lake, q.sessions, cutoff_of)
+    left = [d for _, more in limit_facts.classified(lake, q.sessions, cutoff_of) for d in more]
     assert left == []  # every bar has its previous close, and a master: the one pass
     got = session_facts.limits(lake, q.sessions, cutoff_of).to_pandas()
     oracle = session_facts.session_limits(lake, q.sessions, cutoff_of)

@@ -12,7 +12,7 @@ holds, `market.st_symbols`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -36,17 +36,16 @@ BAR_COLUMNS = ("symbol", "high", "close", "pre_close", "volume")
 
 def classified(
     lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]
-) -> tuple[list[pd.DataFrame], list[date]]:
-    """(session, symbol, pool, limit_state) of every bar public at its session's cutoff, a
-    frame per year (one year's join at a time: bounded memory), and the sessions left to the
-    per-session derivation."""
+) -> Iterator[tuple[pd.DataFrame, list[date]]]:
+    """Per year of `days` (one year's join at a time: bounded memory), (session, symbol,
+    pool, limit_state) of every bar public at its session's cutoff, and the sessions left to
+    the per-session derivation."""
     from pitlake.read.market import LADDER_SESSIONS
 
-    frames, left = [], []
     back = LADDER_SESSIONS + LISTING_LOOKBACK
+    calendar = lake.trading_calendar
     for year in sorted({d.year for d in days}):
         chosen = [d for d in days if d.year == year]
-        calendar = lake.trading_calendar
         first = chosen[0]
         for _ in range(back):
             if first <= calendar.first:
@@ -57,11 +56,7 @@ def classified(
         lookback = [cal[max(index[d] - back, 0)] for d in chosen]
         cutoffs = [cutoff_of(d) for d in chosen]
         table = master_facts.days_table(chosen, chosen, cutoffs, lookback)
-        found, more = _year(lake, table, pa.table({"day": pa.array(cal, pa.date32())}))
-        if len(found):
-            frames.append(found)
-        left += more
-    return frames, left
+        yield _year(lake, table, pa.table({"day": pa.array(cal, pa.date32())}))
 
 
 def _bars(lake: Lake, table: pa.Table) -> pa.Table:

@@ -94,8 +94,11 @@ def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) 
     cells (`session_limits`)."""
     if not days:
         return _LIMIT_SCHEMA.empty_table()
-    found, left = limit_facts.classified(lake, days, cutoff_of)
-    tables = [_limit_cells(f) for f in found]
+    tables, left = [], []
+    for found, more in limit_facts.classified(lake, days, cutoff_of):
+        if len(found):
+            tables.append(_limit_cells(found))
+        left += more
     tables += [_limit_cells(f) for f in session_limits(lake, left, cutoff_of)]
     if not tables:
         return _LIMIT_SCHEMA.empty_table()
