@@ -214,3 +214,26 @@ def test_sample_cells_equal_the_per_session_derivation(
     q = _question(sample, days, at, as_of)
     _check_states(sample, q)
     _check_limits(sample, q)
+
+
+def test_a_session_with_a_bar_lacking_its_previous_close_keeps_the_per_session_path(
+    tmp_path: Path,
+) -> None:
+    """A bar without the vendor's previous close (AkShare's) takes its reference from the
+    code's previous bar as known at the cutoff: that session is left to the per-session
+    derivation, the others are one pass, and together their cells are the oracle's."""
+    root = build_lake(tmp_path)
+    _plant(root)
+    write(LakeStore(root), "quotes", [bar("600300.SH", SESSIONS[2], 11.0, pre_close=None)])
+    with Lake(root, clock=lambda: NOW) as lake:
+        days = [date.fromisoformat(d) for d in SESSIONS]
+        q = _question(lake, days, "15:00", None)
+        passes = list(limit_facts.classified(lake, days, lambda d: run.cutoff_of(q, d)))
+        assert [d for _, more in passes for d in more] == [days[2]]
+        got = session_facts.limits(lake, days, lambda d: run.cutoff_of(q, d)).to_pandas()
+        cells = [
+            session_facts._limit_cells(f)
+            for f in session_facts.session_limits(lake, days, lambda d: run.cutoff_of(q, d))
+        ]
+    want = pa.concat_tables(cells).to_pandas()
+    pd.testing.assert_frame_equal(_sorted(got), _sorted(want), check_dtype=False)

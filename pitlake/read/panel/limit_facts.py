@@ -96,14 +96,15 @@ def _bars(lake: Lake, table: pa.Table) -> pa.Table:
 
 def _year(lake: Lake, table: pa.Table, calendar: pa.Table) -> tuple[pd.DataFrame, list[date]]:
     sessions = table.column("session").to_pylist()
+    found = master_facts.has_master(lake, table)
+    if not any(found):
+        return pd.DataFrame(), sessions
     bars = _bars(lake, table)
     if not bars.num_rows:
         return pd.DataFrame(), []
     has_pre = pc.fill_null(pc.greater(bars.column("pre_close"), 0.0), False)
     left = set(pc.unique(bars.filter(pc.invert(has_pre)).column("session")).to_pylist())
-    left |= {
-        d for d, ok in zip(sessions, master_facts.has_master(lake, table), strict=True) if not ok
-    }
+    left |= {d for d, ok in zip(sessions, found, strict=True) if not ok}
     facts = master_facts.limit_facts(lake, table, calendar)
     if facts is None:
         return pd.DataFrame(), sessions
