@@ -189,6 +189,17 @@ def test_more_than_500_given_symbols_name_one_symbols_failed_fetch(tmp_path: Pat
     assert r.to_pandas().close.isna().sum() == 2  # both rows there, their cells null
 
 
+def test_more_than_500_given_symbols_a_later_failure_stays_out(tmp_path: Path) -> None:
+    """As of 06-03: 06-04 and 06-05 are not public yet (NOT_READY, the whole market's), and
+    X's failed fetch of 06-04 shows neither as a status nor in meta or the message."""
+    symbols, x, _ = _many_symbols_lake(tmp_path)
+    with Lake(tmp_path, clock=lambda: NOW) as lake:
+        r = lake.panel(["close"], SESSIONS[0], SESSIONS[2], universe=symbols, as_of=SESSIONS[0])
+    assert r.status == "NOT_READY", r.message
+    assert x not in str((r.meta["gaps"], r.meta["datasets"], r.meta["vendor_trace"]))
+    assert x not in r.message and "HTTP 502" not in r.message
+
+
 def test_more_than_500_given_symbols_never_fetched_is_unknown(tmp_path: Path) -> None:
     """A given symbol with no row and no ledger entry on a session the others were fetched
     by symbol (no whole-market entry) is never fetched: UNKNOWN, a run over its sessions."""
