@@ -112,7 +112,6 @@ def row_regimes(
         return rules.Regimes(np.full(n, rules.State.UNKNOWN, np.int8), nan, nan.copy(), nan > 0)
     codes, uniques = pd.factorize(frame["symbol"], use_na_sentinel=True)
     uniques = pd.Index(uniques, dtype=object)
-    board = np.append(_BOARDS.lookup(uniques), np.int8(-1))[codes]
     is_st = _st_rows(frame, day, codes, uniques, st_symbols)
     first = np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
     if new_listings:
@@ -130,11 +129,31 @@ def row_regimes(
             listed = np.append(uniques.isin(set(new_listings)), False)[codes]
             first = np.where(listed, day.astype("datetime64[D]"), first)
     periods, unsure = _delisting_rows(day, codes, uniques, delisting) if delisting else (None, None)
-    out = rules.regimes(board, day, first, is_st, periods)
-    if unsure is not None:
-        out = unknown_where(out, unsure)
+    out = fact_regimes(codes, uniques, day, first, is_st, periods, unsure)
     if not ages_known:
         out = _unknown_unless_seasoned(out, codes, day)
+    return out
+
+
+def fact_regimes(
+    codes: np.ndarray,
+    uniques: pd.Index,
+    day: np.ndarray,
+    first: np.ndarray,
+    is_st: np.ndarray,
+    delisting: np.ndarray | None = None,
+    unsure: np.ndarray | None = None,
+) -> rules.Regimes:
+    """The regime table (`limit_rules.regimes`) on facts already gathered per row: the code
+    (`codes` into `uniques`, -1 none), the session, the first trading day (NaT: seasoned),
+    ST that session, the first day of the delisting period it is in (NaT: none) and whether
+    it lies where a period may be that the names cannot place (`unsure`: UNKNOWN). What
+    `row_regimes` does after gathering, and the panel's facts as known at each row's cutoff
+    (`read/panel/limit_facts.py`) go through it too."""
+    board = np.append(_BOARDS.lookup(uniques), np.int8(-1))[codes]
+    out = rules.regimes(board, day, first, is_st, delisting)
+    if unsure is not None:
+        out = unknown_where(out, unsure)
     return out
 
 

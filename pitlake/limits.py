@@ -176,22 +176,39 @@ def classify(
             rule_down_limit=np.nan,
         )
     day = _days(out["trade_date"])
-    close = _numbers(out, "close")
-    pre = _reference(out, close, day, factors)
+    pre = _reference(out, _numbers(out, "close"), day, factors)
     regime = row_regimes(out, day, st_symbols, new_listings, delisting=delisting)
     issue = issue_price_rows(out, regime, issue_prices)
+    given = None
+    if authority is not None and not authority.empty:
+        given = (_per_row(out, authority, "up_limit"), _per_row(out, authority, "down_limit"))
+    return classified(out, regime, pre, issue, given)
+
+
+def classified(
+    out: pd.DataFrame,
+    regime: rules.Regimes,
+    pre: np.ndarray,
+    issue: np.ndarray | None,
+    given: tuple[np.ndarray, np.ndarray] | None,
+) -> pd.DataFrame:
+    """`classify`'s frame from facts gathered per row: the regimes, the previous-close
+    reference, the issue prices (None: no row needs one) and the published (up, down)
+    limit prices (None: none stored). The panel's limit state, whose facts are each known at
+    its row's cutoff, goes through it too."""
+    import pandas as pd
+
     regime = with_issue_prices(regime, issue)
     rule_up, rule_down = row_limit_prices(pre, regime, issue)
     up, down = rule_up, rule_down
     extra: dict[str, object] = {}
-    if authority is not None and not authority.empty:
-        given_up = _per_row(out, authority, "up_limit")
-        given_down = _per_row(out, authority, "down_limit")
+    if given is not None:
+        given_up, given_down = given
         usable = regime.state != rules.State.NO_LIMIT
         up = np.where(usable & ~np.isnan(given_up), given_up, up)
         down = np.where(usable & ~np.isnan(given_down), given_down, down)
         extra = {"vendor_up_limit": given_up, "vendor_down_limit": given_down}
-    high, volume = _numbers(out, "high"), _numbers(out, "volume")
+    close, high, volume = _numbers(out, "close"), _numbers(out, "high"), _numbers(out, "volume")
     traded = ~np.isnan(close) & ~(volume <= 0)
     with np.errstate(invalid="ignore"):
         # a price past the limit in force is impossible data (the gate quarantines it): in

@@ -184,6 +184,16 @@ class LedgerView:
             return (v.status.value, v.symbol, v.message)
         return (v[2], v[1], v[5] or "")
 
+    def keys(self) -> list[tuple[date, str, str, str]]:
+        """(date, symbol, status, message) of every entry, without building them: for a
+        vectorised look-up of many (symbol, session) pairs (the panel's given symbols)."""
+        return [
+            (v.date_key, v.symbol, v.status.value, v.message)
+            if isinstance(v, LedgerEntry)
+            else (v[0], v[1], v[2], v[5] or "")
+            for v in self._by_key.values()
+        ]
+
     def traced(self, entry: LedgerEntry) -> LedgerEntry:
         """The entry with its vendor trace (decoded only for the entries an answer shows)."""
         text = self._traces.get((entry.date_key, entry.symbol))

@@ -141,3 +141,86 @@ def test_each_field_brings_its_datasets_status(
     r = lake.panel(fields, start, end, universe=[A])
     assert r.status == status, r.message
     assert r.meta["datasets"][dataset]["status"] == status
+
+
+def _many_symbols_lake(root: Path) -> tuple[list[str], str, str]:
+    """LEDGER_BY_SYMBOL + 101 symbols on 06-03 … 06-05, each session fetched whole-market OK;
+    on 06-04 X has no row and its own fetch failed, Y has no row (suspended: the successful
+    whole-market fetch is the ledger's word for it)."""
+    from pitlake.lake.store import LakeStore
+    from pitlake.read.panel.truth import LEDGER_BY_SYMBOL
+    from tests.lake.conftest import INGEST, bar, write
+
+    symbols = [f"{600000 + i}.SH" for i in range(LEDGER_BY_SYMBOL + 101)]
+    x, y = symbols[7], symbols[300]
+    days = SESSIONS[:3]
+    rows = [
+        bar(s, d, 10.0) for d in days for s in symbols if not (d == "2025-06-04" and s in (x, y))
+    ]
+    write(LakeStore(root), "quotes", rows)
+    cat = Catalog(lake_root=root)
+    for d in days:
+        cat.record_ledger("quotes", d, "OK", rows=len(symbols), vendor="tushare", at=INGEST)
+    cat.record_ledger(
+        "quotes", "2025-06-04", "UPSTREAM_ERROR", symbol=x, message="HTTP 502", at=INGEST
+    )
+    cat.close()
+    return symbols, x, y
+
+
+def test_more_than_500_given_symbols_name_one_symbols_failed_fetch(tmp_path: Path) -> None:
+    """Over LEDGER_BY_SYMBOL given symbols the sessions are judged as the whole market first;
+    a fetch that failed for one symbol on a session the others have rows is still that
+    symbol's gap (as `Lake.quotes` for it says), while a suspension on a successful
+    whole-market fetch stays benign (as `Lake.quotes` for it says too)."""
+    symbols, x, y = _many_symbols_lake(tmp_path)
+    with Lake(tmp_path, clock=lambda: NOW) as lake:
+        r = lake.panel(["close"], SESSIONS[0], SESSIONS[2], universe=symbols)
+        alone_x = lake.quotes([x], date="2025-06-04")
+        alone_y = lake.quotes([y], date="2025-06-04")
+    assert alone_x.status == "UPSTREAM_ERROR" and alone_y.status == "NO_DATA"
+    assert r.status == "UPSTREAM_ERROR", r.message
+    assert [(g["symbol"], g["date"], g["status"]) for g in r.meta["gaps"]] == [
+        (x, "2025-06-04", "UPSTREAM_ERROR")
+    ]
+    assert "HTTP 502" in r.message and x in r.message
+    assert y not in str(r.meta["gaps"]) and y not in r.message
+    assert r.meta["datasets"]["quotes"]["status"] == "UPSTREAM_ERROR"
+    assert r.to_pandas().close.isna().sum() == 2  # both rows there, their cells null
+
+
+def test_more_than_500_given_symbols_a_later_failure_stays_out(tmp_path: Path) -> None:
+    """As of 06-03: 06-04 and 06-05 are not public yet (NOT_READY, the whole market's), and
+    X's failed fetch of 06-04 shows neither as a status nor in meta or the message."""
+    symbols, x, _ = _many_symbols_lake(tmp_path)
+    with Lake(tmp_path, clock=lambda: NOW) as lake:
+        r = lake.panel(["close"], SESSIONS[0], SESSIONS[2], universe=symbols, as_of=SESSIONS[0])
+    assert r.status == "NOT_READY", r.message
+    assert x not in str((r.meta["gaps"], r.meta["datasets"], r.meta["vendor_trace"]))
+    assert x not in r.message and "HTTP 502" not in r.message
+
+
+def test_more_than_500_given_symbols_never_fetched_is_unknown(tmp_path: Path) -> None:
+    """A given symbol with no row and no ledger entry on a session the others were fetched
+    by symbol (no whole-market entry) is never fetched: UNKNOWN, a run over its sessions."""
+    from pitlake.lake.store import LakeStore
+    from pitlake.read.panel.truth import LEDGER_BY_SYMBOL
+    from tests.lake.conftest import INGEST, bar, write
+
+    symbols = [f"{600000 + i}.SH" for i in range(LEDGER_BY_SYMBOL + 101)]
+    fetched, lost = symbols[:-1], symbols[-1]
+    write(LakeStore(tmp_path), "quotes", [bar(s, d, 10.0) for d in SESSIONS for s in fetched])
+    cat = Catalog(lake_root=tmp_path)
+    for d in SESSIONS:
+        for s in fetched:
+            cat.record_ledger("quotes", d, "OK", symbol=s, rows=1, at=INGEST)
+    cat.close()
+    with Lake(tmp_path, clock=lambda: NOW) as lake:
+        r = lake.panel(["close"], SESSIONS[0], SESSIONS[-1], universe=symbols)
+        alone = lake.quotes([lost], start=SESSIONS[0], end=SESSIONS[-1])
+    assert alone.status == "UNKNOWN"
+    assert r.status == "UNKNOWN", r.message
+    gaps = r.meta["datasets"]["quotes"]["gaps"]
+    assert [(g["symbol"], g["date"], g.get("until"), g.get("sessions")) for g in gaps] == [
+        (lost, SESSIONS[0], SESSIONS[-1], len(SESSIONS))
+    ]

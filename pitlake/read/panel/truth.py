@@ -24,6 +24,7 @@ from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.read import gaps, scans
 from pitlake.read.cutoff import Ask
 from pitlake.read.engine import Params, col
+from pitlake.read.panel import symbol_gaps
 from pitlake.read.readers import snapshot_list, state
 from pitlake.read.status import (
     BENIGN_ANSWER,
@@ -85,10 +86,12 @@ def trade_dated(
     """Per (scope, session) without a row public by the session's cutoff, why: not due yet
     (its known-at floor is after the cutoff), stored but public later, or the ledger's word
     (`gaps.session_gaps`, the trade-dated reader's walk). Scopes: the symbols asked, else
-    the whole market ('*': a session with no row at all) — and for more than
-    LEDGER_BY_SYMBOL symbols given too (a session with none of their rows): a pair walk per
-    symbol and session was 24M pairs for 20 years of 5,000 never-fetched symbols (89 s,
-    6.9 GiB), and such lists are fetched whole-market."""
+    the whole market ('*': a session with no row at all). More than LEDGER_BY_SYMBOL symbols
+    given are judged as the whole market first (a pair walk per symbol and session was 24M
+    pairs for 20 years of 5,000 never-fetched symbols: 89 s, 6.9 GiB), then each given
+    symbol on the sessions that have rows (`symbol_gaps`: one anti-join, the runs judged by
+    `session_gaps`), so one symbol's failed fetch is not an OK null cell."""
+    given = symbols
     if symbols is not None and len(symbols) > LEDGER_BY_SYMBOL:
         symbols = None
     scopes = symbols or [WHOLE_MARKET]
@@ -113,6 +116,12 @@ def trade_dated(
     found = gaps.session_gaps(
         lake, schema, symbols, missing, ledger, ask, sessions, hidden_pairs=hidden, later=later
     )
+    if given is not None and symbols is None:
+        gone = {d for _, d in missing}
+        with_rows = [d for d in sessions if d not in gone]
+        found += symbol_gaps.given_gaps(
+            lake, schema, sessions, cutoffs, given, with_rows, ledger, ask
+        )
     entries = [g.entry for g in found if g.date_key not in later]
     return Judged(schema.name, found, entries)
 
