@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+
+from tests.lake.conftest import fresh_pg_url
 
 
 class FakeClock:
@@ -98,3 +101,19 @@ def em_hist_row(code: str, day: str, close: float) -> dict[str, Any]:
         "涨跌额": 0.0,
         "换手率": 0.1,
     }
+
+
+def _quota_backends() -> list[str]:
+    return ["sqlite", "postgres"] if os.environ.get("PITLAKE_TEST_PG_URL") else ["sqlite"]
+
+
+@pytest.fixture(params=_quota_backends())
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where a test's shared vendor quota lives (PITLAKE_QUOTA_URL): a SQLite file, and a
+    fresh PostgreSQL schema too when PITLAKE_TEST_PG_URL is set."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'quota.sqlite'}"
+        return
+    with fresh_pg_url() as url:
+        assert url is not None
+        yield url

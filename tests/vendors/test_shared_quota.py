@@ -14,16 +14,12 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket
 from benchmarks.simvendor.http import running_server
 from pitlake.calendar import sessions_between
 from pitlake.vendors.quota import credential_key, quota_url
-from tests.lake.conftest import fresh_pg_url
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "planted-secret-quota-token-0123456789"
@@ -37,20 +33,6 @@ for day in sys.argv[1].split(","):
     client.call("daily", trade_date=day)
 print(json.dumps({"attempts": client.attempts, "key": client.bucket.quota.key}))
 """
-
-
-def _backends() -> list[str]:
-    return ["sqlite", "postgres"] if os.environ.get("PITLAKE_TEST_PG_URL") else ["sqlite"]
-
-
-@pytest.fixture(params=_backends())
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'quota.sqlite'}"
-        return
-    with fresh_pg_url() as url:
-        assert url is not None
-        yield url
 
 
 def test_two_processes_on_one_token_share_its_quota(store_url: str) -> None:
