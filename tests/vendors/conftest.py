@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -117,3 +119,25 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     with fresh_pg_url() as url:
         assert url is not None
         yield url
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def python_child(code: str, days: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """`python -c code DAY,DAY,…` from the repository: a real second process on the token."""
+    return subprocess.Popen(
+        [sys.executable, "-c", code, ",".join(days)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def child_result(child: subprocess.Popen[str], timeout: float = 300) -> dict[str, Any]:
+    """The JSON line a `python_child` printed last (its stderr when it failed)."""
+    out, err = child.communicate(timeout=timeout)
+    assert child.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])

@@ -12,13 +12,9 @@ that long: a hold cannot be shown without waiting one out."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -28,8 +24,8 @@ from benchmarks.simvendor.http import running_server
 from pitlake.calendar import sessions_between
 from pitlake.vendors.holds import SharedHolds
 from pitlake.vendors.quota import credential_key
+from tests.vendors.conftest import child_result, python_child
 
-REPO = Path(__file__).resolve().parents[2]
 TOKEN = "planted-secret-holds-token-9876543210"
 CHILD = """
 import json, sys, time
@@ -62,23 +58,6 @@ class Arrivals:
         return self.inner.call(endpoint, **params)
 
 
-def _child(days: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", CHILD, ",".join(days)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _result(child: subprocess.Popen[str]) -> dict[str, Any]:
-    out, err = child.communicate(timeout=240)
-    assert child.returncode == 0, err[-3000:]
-    return json.loads(out.strip().splitlines()[-1])
-
-
 def test_after_a_refusal_the_other_process_waits_the_hold_out(store_url: str) -> None:
     days = [d.strftime("%Y%m%d") for d in sessions_between("2025-03-03", "2025-03-31")][:4]
     sim = Arrivals(SimClient(SimMarket(n_symbols=5), SimConfig(quota={"daily": 2})))
@@ -97,17 +76,17 @@ def test_after_a_refusal_the_other_process_waits_the_hold_out(store_url: str) ->
             "PITLAKE_TUSHARE_PER_MIN_DAILY": "600",  # pitlake paces above the vendor's 2
             "PITLAKE_QUOTA_URL": store_url,
         }
-        a = _child(days[:3], env)
+        a = python_child(CHILD, days[:3], env)
         deadline = time.monotonic() + 120
         while not server.replies.get("rate_limit"):  # the vendor refused A
-            assert a.poll() is None, _result(a)
+            assert a.poll() is None, child_result(a)
             assert time.monotonic() < deadline, "process A was never refused"
             time.sleep(0.05)
         settle = time.monotonic() + 5  # A records its hold just after the refusal's reply
         while (until := holds.until("daily")) is None and time.monotonic() < settle:
             time.sleep(0.05)
-        b = _child(days[3:], env)
-        result_a, result_b = _result(a), _result(b)
+        b = python_child(CHILD, days[3:], env)
+        result_a, result_b = child_result(a, 240), child_result(b, 240)
         replies = dict(server.replies)
     holds.close()
     assert result_a["refused"] == 1 and result_b["refused"] == 0
