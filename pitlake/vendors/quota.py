@@ -36,9 +36,12 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import InvalidArgumentsError
+
+if TYPE_CHECKING:
+    from pitlake.vendors.holds import SharedHolds
 
 ENV_URL = "PITLAKE_QUOTA_URL"
 PROCESS = "process"  # the per-process buckets
@@ -98,7 +101,7 @@ class SharedQuota:
         self._limiters: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._pool: Any = None
-        self._holds: Any = None
+        self._holds: SharedHolds | None = None
         self.waited = 0.0  # seconds callers spent waiting (diagnostics)
 
     def __repr__(self) -> str:  # the URL may carry a password: never shown
@@ -153,7 +156,7 @@ class SharedQuota:
         return self._pool
 
     @property
-    def holds(self) -> Any:
+    def holds(self) -> SharedHolds:
         """The credential's refusal holds, in the same store (`pitlake.vendors.holds`)."""
         with self._lock:
             if self._holds is None:

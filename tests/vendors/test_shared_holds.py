@@ -22,8 +22,7 @@ import pandas as pd
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket
 from benchmarks.simvendor.http import running_server
 from pitlake.calendar import sessions_between
-from pitlake.vendors.holds import SharedHolds
-from pitlake.vendors.quota import credential_key
+from pitlake.vendors.quota import SharedQuota, credential_key
 from tests.vendors.conftest import child_result, python_child
 
 TOKEN = "planted-secret-holds-token-9876543210"
@@ -62,11 +61,8 @@ def test_after_a_refusal_the_other_process_waits_the_hold_out(store_url: str) ->
     days = [d.strftime("%Y%m%d") for d in sessions_between("2025-03-03", "2025-03-31")][:4]
     sim = Arrivals(SimClient(SimMarket(n_symbols=5), SimConfig(quota={"daily": 2})))
     key = credential_key("tushare", {"TUSHARE_TOKEN": TOKEN})
-    holds = SharedHolds(store_url, key)
-    if store_url.startswith("postgresql"):
-        from pitlake.vendors.quota import SharedQuota
-
-        holds = SharedQuota(store_url, key, None).holds
+    store = SharedQuota(store_url, key, None)  # what the processes read and write
+    holds = store.holds
     with running_server(sim, tokens={TOKEN}) as server:
         env = {
             **os.environ,
@@ -88,7 +84,7 @@ def test_after_a_refusal_the_other_process_waits_the_hold_out(store_url: str) ->
         b = python_child(CHILD, days[3:], env)
         result_a, result_b = child_result(a, 240), child_result(b, 240)
         replies = dict(server.replies)
-    holds.close()
+    store.close()
     assert result_a["refused"] == 1 and result_b["refused"] == 0
     assert replies == {"ok": 3, "rate_limit": 1}, replies  # B spent no call on a refusal
     assert until is not None  # the hold is in the shared store
