@@ -12,7 +12,18 @@ processes); the second process is the command operators run. Both reach the vend
 live Tushare client, each paced by the token's shared quota (PITLAKE_QUOTA_URL: a SQLite file
 beside the output). Reports the refusals the vendor sent, both walls, the calls per endpoint and
 per dataset of the two runs together, and the wall against their quota floor (the time the quota
-alone needs for all the calls of both)."""
+alone needs for all the calls of both).
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.bench_scaleout --backfill 2023-01-01..2024-12-31 \
+        --datasets quotes,adj_factors,valuation --symbols 1000 --latency 0.15
+
+`--backfill START..END` runs the issue's case instead: the backfill flow over the Dask cluster
+and, at the same time, `pitlake ingest --start --end` of the same range and datasets into a
+second lake, on the same token. The quota floor counts calls, not rows: by-date datasets make
+one call per session whatever the market's size, so `--symbols` sets the CPU load, not the
+floor. Where the wall above the floor goes: start-up (from the start to the vendor's first
+call), the calls' span (first to last), and the tail (last call to the end: the last gate and
+commit), each measured at the simulator."""
 
 from __future__ import annotations
 
@@ -100,14 +111,50 @@ def prefect_server(home: Path) -> Iterator[str]:
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
+class Stamped:
+    """The simulator, noting when each call reached it (for the wall's split)."""
+
+    def __init__(self, inner: SimClient) -> None:
+        self.inner = inner
+        self.log = inner.log
+        self.stamps: list[tuple[float, str]] = []
+
+    def call(self, endpoint: str, **params: Any) -> Any:
+        self.stamps.append((time.perf_counter(), endpoint))  # atomic under the GIL
+        return self.inner.call(endpoint, **params)
+
+
+def busiest_minute(stamps: list[float]) -> int:
+    """The most calls that reached the vendor in any 60 s (the quota's own measure)."""
+    best, lo = 0, 0
+    for hi, t in enumerate(stamps):
+        while stamps[lo] <= t - 60.0:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best
+
+
 def run(
-    day: date, latency: float, out: Path, symbols: int, per_process: bool = False
+    day: date,
+    latency: float,
+    out: Path,
+    symbols: int,
+    per_process: bool = False,
+    window: tuple[date, date] | None = None,
+    datasets: list[str] | None = None,
 ) -> dict[str, Any]:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    client = SimClient(SimMarket(n_symbols=symbols), SimConfig(latency, quota=QUOTA, today=day))
-    with prefect_server(out / "prefect") as api, running_server(client, tokens={TOKEN}) as server:
+    today = window[1] if window else day
+    client = SimClient(SimMarket(n_symbols=symbols), SimConfig(latency, quota=QUOTA, today=today))
+    backend = Stamped(client)
+    if window:
+        what = ["--start", str(window[0]), "--end", str(window[1])]
+        what += ["--datasets", ",".join(datasets)] if datasets else []
+    else:
+        what = ["--date", str(day), "--not-ready-retries", "0"]
+    with prefect_server(out / "prefect") as api, running_server(backend, tokens={TOKEN}) as server:
         os.environ.update(
             {
                 **QUIET,
@@ -118,34 +165,40 @@ def run(
                 "TUSHARE_TOKEN": TOKEN,
             }
         )
+        from distributed import LocalCluster
+        from pitlake.flows.backfill import backfill
+        from pitlake.flows.nightly import nightly
+        from prefect_dask import DaskTaskRunner
+
+        # The cluster is up before the clock starts, as an operator's is (PITLAKE_DASK_ADDRESS
+        # joins a running one); its workers are cold (nothing of pitlake imported yet).
+        c0 = time.perf_counter()
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
+        )
+        cluster_start = time.perf_counter() - c0
+        load_before = os.getloadavg()
         t0 = time.perf_counter()
         second = subprocess.Popen(
             [
-                *(str(Path(sys.executable).parent / "pitlake"), "ingest", "--date", str(day)),
-                *("--vendors", "tushare", "--lake", str(out / "second")),
-                *("--not-ready-retries", "0", "--json"),
+                *(str(Path(sys.executable).parent / "pitlake"), "ingest", *what),
+                *("--vendors", "tushare", "--lake", str(out / "second"), "--json"),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        from distributed import LocalCluster
-        from pitlake.flows.nightly import nightly
-        from prefect_dask import DaskTaskRunner
-
-        with LocalCluster(
-            n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
-        ) as cluster:
-            flow = nightly.with_options(
-                task_runner=DaskTaskRunner(address=cluster.scheduler_address)
-            )
-            state = flow(
-                trade_date=day.isoformat(),
-                source="vendors:tushare",
-                lake=str(out / "dask"),
-                not_ready_retries=0,
-                return_state=True,
-            )
+        with cluster:
+            runner = DaskTaskRunner(address=cluster.scheduler_address)
+            common = {"source": "vendors:tushare", "lake": str(out / "dask"), "return_state": True}
+            if window:
+                state = backfill.with_options(task_runner=runner)(
+                    start=str(window[0]), end=str(window[1]), datasets=datasets, **common
+                )
+            else:
+                state = nightly.with_options(task_runner=runner)(
+                    trade_date=day.isoformat(), not_ready_retries=0, **common
+                )
             dask_wall = time.perf_counter() - t0
         stdout, stderr = second.communicate(timeout=3600)
         wall = time.perf_counter() - t0
@@ -157,7 +210,26 @@ def run(
     calls = calls_per_endpoint(client.log)
     by_dataset = calls_by_dataset(client.log)
     floor = quota_floor(calls)
+    stamps = sorted(t for t, _ in backend.stamps)
+    per_endpoint: dict[str, list[float]] = {}
+    for t, ep in sorted(backend.stamps):
+        per_endpoint.setdefault(ep, []).append(t)
+    pacing = {
+        ep: {
+            "span_s": round(ts[-1] - ts[0], 2),
+            "busiest_minute": busiest_minute(ts),
+            "quota": QUOTA[ep],
+        }
+        for ep, ts in sorted(per_endpoint.items())
+        if len(ts) > 20
+    }
+    split = {
+        "start_up_s": round(stamps[0] - t0, 2) if stamps else None,
+        "calls_span_s": round(stamps[-1] - stamps[0], 2) if stamps else None,
+        "tail_s": round(t0 + wall - stamps[-1], 2) if stamps else None,
+    }
     return {
+        "what": f"backfill {window[0]}..{window[1]} {datasets}" if window else "nightly",
         "day": day.isoformat(),
         "latency_s": latency,
         "symbols": symbols,
@@ -167,6 +239,7 @@ def run(
         "http_replies": replies,
         "wall_s": round(wall, 2),
         "dask_run_wall_s": round(dask_wall, 2),
+        "cluster_start_s_not_counted": round(cluster_start, 2),
         "second_process_exit": second.returncode,
         "calls_per_endpoint": calls,
         "quota_floor_s": round(floor, 2),
@@ -174,10 +247,13 @@ def run(
             ds: round(quota_floor(c), 2) for ds, c in sorted(by_dataset.items())
         },
         "ratio_wall_to_floor": round(wall / floor, 2) if floor else None,
+        "wall_split": split,
+        "pacing_per_endpoint": pacing,
         "statuses_dask": {d["dataset"]: d["status"] for d in dask_summary["datasets"]},
         "statuses_second": {
             d["dataset"]: d["status"] for d in (second_summary or {}).get("datasets", [])
         },
+        "load_average_before": load_before,
         "load_average_after": os.getloadavg(),
     }
 
@@ -191,8 +267,22 @@ def main() -> None:
     ap.add_argument(
         "--per-process", action="store_true", help="each process its own buckets (the old way)"
     )
+    ap.add_argument("--backfill", default=None, metavar="START..END", help="backfill a range")
+    ap.add_argument("--datasets", default="quotes,adj_factors,valuation", help="with --backfill")
     a = ap.parse_args()
-    result = run(date.fromisoformat(a.day), a.latency, Path(a.out), a.symbols, a.per_process)
+    window = None
+    if a.backfill:
+        lo, _, hi = a.backfill.partition("..")
+        window = (date.fromisoformat(lo), date.fromisoformat(hi))
+    result = run(
+        date.fromisoformat(a.day),
+        a.latency,
+        Path(a.out),
+        a.symbols,
+        a.per_process,
+        window,
+        a.datasets.split(",") if window else None,
+    )
     print(json.dumps(result, ensure_ascii=False, indent=1))
 
 

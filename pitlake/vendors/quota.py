@@ -36,9 +36,12 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pitlake.errors import InvalidArgumentsError
+
+if TYPE_CHECKING:
+    from pitlake.vendors.holds import SharedHolds
 
 ENV_URL = "PITLAKE_QUOTA_URL"
 PROCESS = "process"  # the per-process buckets
@@ -98,6 +101,7 @@ class SharedQuota:
         self._limiters: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._pool: Any = None
+        self._holds: SharedHolds | None = None
         self.waited = 0.0  # seconds callers spent waiting (diagnostics)
 
     def __repr__(self) -> str:  # the URL may carry a password: never shown
@@ -151,6 +155,21 @@ class SharedQuota:
             )
         return self._pool
 
+    @property
+    def holds(self) -> SharedHolds:
+        """The credential's refusal holds, in the same store (`pitlake.vendors.holds`)."""
+        with self._lock:
+            if self._holds is None:
+                from pitlake.vendors.holds import SharedHolds
+
+                if not self.url.startswith(("sqlite:///", "postgresql")):
+                    raise InvalidArgumentsError(
+                        f"{ENV_URL}: expected postgresql://…, sqlite:///PATH or {PROCESS!r}"
+                    )
+                pool = self._postgres_pool() if self.url.startswith("postgresql") else None
+                self._holds = SharedHolds(self.url, self.key, pool)
+            return self._holds
+
     def acquire(self, endpoint: str) -> float:
         """Block until the call may go; the seconds waited."""
         start = time.monotonic()
@@ -169,6 +188,9 @@ class SharedQuota:
                 if limiter is not None:
                     limiter.close()
             self._limiters.clear()
+            if self._holds is not None:
+                self._holds.close()
+                self._holds = None
             if self._pool is not None:
                 self._pool.close()
                 self._pool = None

@@ -6,7 +6,9 @@ Where the pacing state lives: a live client's limiter (`RateLimiter.for_vendor`)
 credential's shared quota (`pitlake.vendors.quota`: pyrate-limiter buckets in PostgreSQL or a
 SQLite file, one per token, shared by every process and host that uses it; decision 53). The
 token buckets below are the per-process fallback (PITLAKE_QUOTA_URL=process) and what unit
-tests drive with a fake clock. Refusal holds and the answered-calls log stay per process.
+tests drive with a fake clock. A refusal's hold is shared the same way (`pitlake.vendors.holds`,
+decision 59): every process on the credential waits it out. The answered-calls log that sizes
+the hold stays per process.
 
 Tushare caps calls per endpoint per minute (≈500/min at the basic tier, ≈200/min for statements
 at 2000 points); East Money and Sina block IPs that call too fast. A `RateLimiter` holds one bucket
@@ -22,8 +24,8 @@ arrives, and threads, latency and a busy CPU bunch arrivals that left the bucket
 When the vendor refuses anyway, `RateLimiter.refused` says how long its window needs: Tushare
 names the quota (`每分钟最多访问该接口N次`), so the wait is until the N-th most recent call this
 limiter saw answered has left the 60-s window (at least one quota slot, 60/N s), not a whole
-window. The endpoint is held that long for every thread, so the others do not spend calls on
-refusals meanwhile. A refusal our own calls cannot explain (other processes on the token, a
+window. The endpoint is held that long for every thread (and, with the shared quota, for every
+process on the credential), so the others do not spend calls on refusals meanwhile. A refusal our own calls cannot explain (other processes on the token, a
 daily quota) keeps the classifier's wait.
 
 Configuration (calls per minute; 0 disables the limit):
@@ -253,12 +255,12 @@ class RateLimiter:
     def acquire(self, endpoint: str) -> float:
         """Wait out a refusal's hold, then for the endpoint's bucket (if it has one) and the
         vendor's; seconds waited."""
-        waited = 0.0
-        while (hold := self._hold_left(endpoint)) > 0:
-            self._sleep(hold)
-            waited += hold
+        waited = self._wait_hold(endpoint)
         if self.quota is not None:
-            return waited + self.quota.acquire(endpoint)
+            waited += self.quota.acquire(endpoint)
+            # a hold another process placed while this one waited for the bucket: the token
+            # taken stays unused until the hold ends (spent late, never early)
+            return waited + self._wait_hold(endpoint)
         bucket = self._endpoints.get(endpoint.lower())
         if bucket is not None:
             waited += bucket.acquire()
@@ -268,10 +270,22 @@ class RateLimiter:
 
     # ------------------------------------------------------------ refusals
 
+    def _wait_hold(self, endpoint: str) -> float:
+        waited = 0.0
+        while (hold := self._hold_left(endpoint)) > 0:
+            self._sleep(hold)
+            waited += hold
+        return waited
+
     def _hold_left(self, endpoint: str) -> float:
+        """Seconds this endpoint is still held: by this process's refusals, and by any other
+        process's on the credential when the quota is shared (`pitlake.vendors.holds`)."""
         with self._lock:
             until = self._held_until.get(endpoint.lower())
-        return 0.0 if until is None else max(0.0, until - self._clock())
+        left = 0.0 if until is None else max(0.0, until - self._clock())
+        if self.quota is not None:
+            left = max(left, self.quota.holds.left(endpoint))
+        return left
 
     def served(self, endpoint: str) -> None:
         """A call to `endpoint` was answered (so the vendor counted it by now)."""
@@ -336,4 +350,7 @@ class RateLimiter:
             bucket = self._endpoints.get(key)
             if bucket is not None:
                 bucket.empty_until(self._held_until[key])
-            return wait
+            held_for = self._held_until[key] - now
+        if self.quota is not None:  # every process on the credential waits it out
+            self.quota.holds.hold(key, time.time() + held_for)
+        return wait

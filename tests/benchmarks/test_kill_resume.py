@@ -117,3 +117,63 @@ def test_killed_inside_a_raw_answer_write_leaves_no_temp_file_after_the_rerun(
     assert any(Path(p).parts[:3] == ("raw", "tushare", "daily") for p in at_kill["tmp_files"])
     assert ledger_done(tmp_path) == set()
     _assert_resumed(tmp_path, clean, clean["units"])
+
+
+# ---------------------------------------------------------------- years, killed at a random point
+
+YEARS_START, YEARS_END = date(2023, 1, 1), date(2024, 12, 31)  # two years, 24 month chunks each
+YEARS_DATASETS = ["quotes", "adj_factors", "valuation"]  # the 20-year backfill's datasets
+YEARS_SYMBOLS = 5  # the kill and the resume are about units and files, not the market's size
+KILL_SEED = 59
+
+
+def _years_run(root: Path, run_id: str) -> list[tuple[str, str]]:
+    env = open_env(root, YEARS_END, YEARS_SYMBOLS, run_id)
+    try:
+        outcomes = backfill(env, YEARS_START, YEARS_END, YEARS_DATASETS)
+        return [(o.dataset, o.date_key) for o in outcomes]
+    finally:
+        env.close()
+
+
+def _years_killed_run(root: Path, after_ledger: int) -> None:
+    env = open_env(root, YEARS_END, YEARS_SYMBOLS, "killed")
+    die_after_ledger(env, after_ledger)
+    backfill(env, YEARS_START, YEARS_END, YEARS_DATASETS)
+    env.close()
+
+
+def test_years_of_backfill_killed_at_a_random_point_rerun_to_the_same_lake_and_ledger(
+    tmp_path: Path,
+) -> None:
+    """Two years of the 20-year backfill's datasets: a real SIGKILL at a ledger entry drawn
+    in 20–80 % of the run (seeded: the same point every time), then a rerun into the same lake;
+    the lake (every row, each (key, known_at) once, no temp file, every file readable) and the
+    ledger equal an uninterrupted run's, and the rerun fetched exactly what the ledger lacked."""
+    import random
+
+    from pitlake.calendar import sessions_between
+
+    clean_root = tmp_path / "clean"
+    clean_units = set(_years_run(clean_root, "clean"))
+    clean_facts = lake_facts(clean_root)
+    sessions = sessions_between(YEARS_START, YEARS_END)
+    assert len(clean_units) == len(YEARS_DATASETS) * len(sessions)  # one unit per session
+    kill_at = random.Random(KILL_SEED).randint(len(clean_units) // 5, len(clean_units) * 4 // 5)
+    root = tmp_path / "killed"
+    proc = multiprocessing.get_context("fork").Process(
+        target=_years_killed_run, args=(root, kill_at)
+    )
+    proc.start()
+    proc.join(timeout=600)
+    assert proc.exitcode == -signal.SIGKILL
+    done = ledger_done(root)
+    assert len(done) == kill_at
+    rerun = _years_run(root, "rerun")
+    assert sorted(rerun) == sorted(clean_units - done)  # exactly the units the ledger lacked
+    after = lake_facts(root)
+    for ds in YEARS_DATASETS:
+        assert after[ds] == clean_facts[ds], ds
+        assert after[ds]["rows"] == after[ds]["distinct_key_versions"]
+    assert after["tmp_files"] == [] and after["unreadable"] == []
+    assert ledger_done(root) == clean_units

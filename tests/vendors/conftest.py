@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import os
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+
+from tests.lake.conftest import fresh_pg_url
 
 
 class FakeClock:
@@ -98,3 +103,41 @@ def em_hist_row(code: str, day: str, close: float) -> dict[str, Any]:
         "涨跌额": 0.0,
         "换手率": 0.1,
     }
+
+
+def _quota_backends() -> list[str]:
+    return ["sqlite", "postgres"] if os.environ.get("PITLAKE_TEST_PG_URL") else ["sqlite"]
+
+
+@pytest.fixture(params=_quota_backends())
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where a test's shared vendor quota lives (PITLAKE_QUOTA_URL): a SQLite file, and a
+    fresh PostgreSQL schema too when PITLAKE_TEST_PG_URL is set."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'quota.sqlite'}"
+        return
+    with fresh_pg_url() as url:
+        assert url is not None
+        yield url
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def python_child(code: str, days: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """`python -c code DAY,DAY,…` from the repository: a real second process on the token."""
+    return subprocess.Popen(
+        [sys.executable, "-c", code, ",".join(days)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def child_result(child: subprocess.Popen[str], timeout: float = 300) -> dict[str, Any]:
+    """The JSON line a `python_child` printed last (its stderr when it failed)."""
+    out, err = child.communicate(timeout=timeout)
+    assert child.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])

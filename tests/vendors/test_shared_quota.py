@@ -9,23 +9,16 @@ and PostgreSQL too when PITLAKE_TEST_PG_URL is set."""
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket
 from benchmarks.simvendor.http import running_server
 from pitlake.calendar import sessions_between
 from pitlake.vendors.quota import credential_key, quota_url
-from tests.lake.conftest import fresh_pg_url
+from tests.vendors.conftest import child_result, python_child
 
-REPO = Path(__file__).resolve().parents[2]
 TOKEN = "planted-secret-quota-token-0123456789"
 QUOTA = 60  # daily calls per 60 s, as the simulator enforces and pitlake is told
 PER_PROCESS = 33  # two processes: 66 calls, more than a window's quota
@@ -37,20 +30,6 @@ for day in sys.argv[1].split(","):
     client.call("daily", trade_date=day)
 print(json.dumps({"attempts": client.attempts, "key": client.bucket.quota.key}))
 """
-
-
-def _backends() -> list[str]:
-    return ["sqlite", "postgres"] if os.environ.get("PITLAKE_TEST_PG_URL") else ["sqlite"]
-
-
-@pytest.fixture(params=_backends())
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'quota.sqlite'}"
-        return
-    with fresh_pg_url() as url:
-        assert url is not None
-        yield url
 
 
 def test_two_processes_on_one_token_share_its_quota(store_url: str) -> None:
@@ -67,21 +46,9 @@ def test_two_processes_on_one_token_share_its_quota(store_url: str) -> None:
             "PITLAKE_QUOTA_URL": store_url,
         }
         children = [
-            subprocess.Popen(
-                [sys.executable, "-c", CHILD, ",".join(part)],
-                cwd=REPO,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for part in (days[:PER_PROCESS], days[PER_PROCESS:])
+            python_child(CHILD, part, env) for part in (days[:PER_PROCESS], days[PER_PROCESS:])
         ]
-        results = []
-        for child in children:
-            out, err = child.communicate(timeout=300)
-            assert child.returncode == 0, err[-3000:]
-            results.append(json.loads(out.strip().splitlines()[-1]))
+        results = [child_result(child) for child in children]
         replies = dict(server.replies)
     assert replies == {"ok": 2 * PER_PROCESS}, replies  # not one refusal
     assert [r["attempts"] for r in results] == [PER_PROCESS, PER_PROCESS]
