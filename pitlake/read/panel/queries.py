@@ -103,7 +103,7 @@ def _statement(
         for c, p in comps.items()
     )
     among = "AND symbol IN (SELECT symbol FROM asked)" if symbols is not None else ""
-    return f"""CREATE TEMP TABLE s_{s} AS WITH
+    return f"""WITH
     v_{s} AS (
       SELECT symbol, report_period, known_at, {cols} FROM financials_versions
       WHERE statement = '{s}' AND report_type = '{CONSOLIDATED}' {among}
@@ -117,13 +117,13 @@ def _statement(
     SELECT e.symbol, e.t, e.p, {picks} FROM e_{s} e {joins}"""
 
 
-def statement_tables(fields: Fields, symbols: list[str] | None) -> list[str]:
-    """The statements' state tables (`s_<statement>`), built once per panel before its chunks
-    (only the given `symbols`' rows when the universe is a list)."""
-    out = []
+def statement_tables(fields: Fields, symbols: list[str] | None) -> dict[str, str]:
+    """The statements' state tables (`s_<statement>` → its query), made temp tables once per
+    panel before its chunks (only the given `symbols`' rows when the universe is a list)."""
+    out = {}
     for statement, items in fields.statements().items():
         derivations = {li.derivation for li in fields.items if li.statement == statement}
-        out.append(_statement(statement, items, derivations, symbols))
+        out[f"s_{statement}"] = _statement(statement, items, derivations, symbols)
     return out
 
 
