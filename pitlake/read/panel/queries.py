@@ -6,12 +6,14 @@ at D's own cutoff.
 Statements: per (symbol, statement) the moments its knowledge changed (`events`: each
 distinct known_at); at each moment the latest report period known and the versions of the
 periods a derivation needs, each by its own ASOF JOIN at that moment, so a cell never mixes
-versions known at different moments, and a component not known then leaves the cell null."""
+versions known at different moments, and a component not known then leaves the cell null;
+each line item derived once per moment. A row takes the moment that held at its cutoff
+(asof.py: the ASOF JOIN's rule, by binary search)."""
 
 from __future__ import annotations
 
 from pitlake.read.engine import ident
-from pitlake.read.panel.fields import Fields
+from pitlake.read.panel.fields import Fields, LineItem
 
 CONSOLIDATED = "1"  # the report_type of consolidated statements (schemas/financials.py)
 
@@ -79,23 +81,35 @@ def _trade_dated(
 # The components each derivation reads: c0 the latest period, c1 its previous quarter, c2
 # the prior year's annual, c3 the same period a year before.
 _NEEDS = {"": ("c0",), "_q": ("c0", "c1"), "_ttm": ("c0", "c2", "c3"), "_yoy": ("c0", "c3")}
+CELL = "cell_"  # a line item's column in its statement's state: CELL + the field's name
 
 
-def _statement(
-    statement: str, items: list[str], derivations: set[str], symbols: list[str] | None
-) -> str:
-    """The statement's state at each moment its knowledge changed, per symbol: the latest
-    period `p` and the values of p, its previous quarter (pq), the prior year's annual (pa)
-    and the same period a year before (py), each as known at that moment."""
+def _derived(li: LineItem) -> str:
+    """The line item's value from the components of one state (each as known at its `t`)."""
+    c = lambda k: f"c{k}.{ident(li.item)}"  # noqa: E731
+    if li.derivation == "":
+        expr = c(0)
+    elif li.derivation == "_q":
+        expr = f"CASE WHEN month(e.p) = 3 THEN {c(0)} ELSE {c(0)} - {c(1)} END"
+    elif li.derivation == "_ttm":
+        expr = f"CASE WHEN month(e.p) = 12 THEN {c(0)} ELSE {c(0)} + {c(2)} - {c(3)} END"
+    else:  # _yoy: growth on the same period a year before, over its magnitude
+        expr = f"({c(0)} - {c(3)}) / nullif(abs({c(3)}), 0)"
+    return f"{expr} AS {ident(CELL + li.name)}"
+
+
+def _statement(statement: str, items: list[LineItem], symbols: list[str] | None) -> str:
+    """The statement's state at each moment its knowledge changed, per symbol (`t`): the
+    latest period `p`, the known_at of p's version (c0_known_at) and each line item's value
+    from p, its previous quarter (pq), the prior year's annual (pa) and the same period a
+    year before (py), each as known at that moment. A panel row takes the state that held
+    at its cutoff (asof.py)."""
     s = statement
-    cols = ", ".join(ident(i) for i in items)
-    needed = {c for d in derivations for c in _NEEDS[d]}
+    cols = ", ".join(ident(i) for i in dict.fromkeys(li.item for li in items))
+    needed = {c for li in items for c in _NEEDS[li.derivation]}
     every = {"c0": "e.p", "c1": "e.pq", "c2": "e.pa", "c3": "e.py"}
     comps = {c: p for c, p in every.items() if c in needed}  # join only what is read
-    picks = (
-        ", ".join(f"{c}.{ident(i)} AS {c}_{i}" for c in comps for i in items)
-        + ", c0.known_at AS c0_known_at"
-    )
+    picks = ", ".join(["c0.known_at AS c0_known_at", *(_derived(li) for li in items)])
     joins = "".join(
         f"""
       ASOF LEFT JOIN v_{s} {c} ON {c}.symbol = e.symbol AND {c}.report_period = {p}
@@ -113,31 +127,19 @@ def _statement(
       SELECT symbol, t, p, last_day(p - INTERVAL 3 MONTH) AS pq,
         make_date(year(p) - 1, 12, 31) AS pa, last_day(p - INTERVAL 12 MONTH) AS py
       FROM (SELECT symbol, t, max(p) OVER (PARTITION BY symbol ORDER BY t
-              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS p FROM m_{s})),
+              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS p FROM m_{s}))
     SELECT e.symbol, e.t, e.p, {picks} FROM e_{s} e {joins}"""
 
 
-def statement_tables(fields: Fields, symbols: list[str] | None) -> dict[str, str]:
-    """The statements' state tables (`s_<statement>` → its query), made temp tables once per
-    panel before its chunks (only the given `symbols`' rows when the universe is a list)."""
-    out = {}
-    for statement, items in fields.statements().items():
-        derivations = {li.derivation for li in fields.items if li.statement == statement}
-        out[f"s_{statement}"] = _statement(statement, items, derivations, symbols)
-    return out
-
-
-def _derived(li_name: str, item: str, statement: str, derivation: str) -> str:
-    s, c = f"s_{statement}", lambda k: f"s_{statement}.c{k}_{item}"
-    if derivation == "":
-        expr = c(0)
-    elif derivation == "_q":
-        expr = f"CASE WHEN month({s}.p) = 3 THEN {c(0)} ELSE {c(0)} - {c(1)} END"
-    elif derivation == "_ttm":
-        expr = f"CASE WHEN month({s}.p) = 12 THEN {c(0)} ELSE {c(0)} + {c(2)} - {c(3)} END"
-    else:  # _yoy: growth on the same period a year before, over its magnitude
-        expr = f"({c(0)} - {c(3)}) / nullif(abs({c(3)}), 0)"
-    return f"{expr} AS {ident(li_name)}"
+def statement_states(fields: Fields, symbols: list[str] | None) -> dict[str, str]:
+    """Per statement asked, the query of its states (`_statement`), run once per panel
+    before its chunks (only the given `symbols`' rows when the universe is a list)."""
+    return {
+        statement: _statement(
+            statement, [li for li in fields.items if li.statement == statement], symbols
+        )
+        for statement in fields.statements()
+    }
 
 
 def _flag(name: str, code: str) -> tuple[str, str, str]:
@@ -216,16 +218,15 @@ def panel_sql(
     fields: Fields,
     rows_ctes: str,
     rows: str,
-    provenance: bool,
     index_flags: dict[str, str],
     given: bool = False,
 ) -> str:
     """One chunk's statement: `rows_ctes` define the relation `rows` of (session, cutoff,
     symbol) to answer; $lo/$hi bound the chunk's sessions ($plo: the session before $lo);
-    the `s_<statement>` tables exist (statement_tables), and per chunk the tables
-    `sessions` (session, cutoff, prev), `panel_states`, `panel_limits` and
-    `factor_fetched` when those fields are asked. `index_flags`: flag name → index code.
-    `given`: the universe is the table `asked` of symbols, which every scan keeps to."""
+    per chunk the tables `sessions` (session, cutoff, prev), `panel_states`, `panel_limits`
+    and `factor_fetched` when those fields are asked. `index_flags`: flag name → index
+    code. `given`: the universe is the table `asked` of symbols, which every scan keeps to.
+    Line items are not in it: each row takes its statement's state after (asof.py)."""
     among = "AND symbol IN (SELECT symbol FROM asked)" if given else ""
     ctes: list[str] = [rows_ctes]
     after_rows: list[str] = []
@@ -242,14 +243,6 @@ def panel_sql(
         ctes.append(cte)
         joins.append(join)
         by_name.update({n: f"val.{ident(n)} AS {ident(n)}" for n in fields.valuation})
-    for statement in fields.statements():
-        joins.append(
-            f"""
-    ASOF LEFT JOIN s_{statement} ON s_{statement}.symbol = r.symbol
-      AND s_{statement}.t <= r.cutoff"""
-        )
-    for li in fields.items:
-        by_name[li.name] = _derived(li.name, li.item, li.statement, li.derivation)
     for name in fields.flags:
         cte, join, select = _flag(name, index_flags[name])
         ctes.append(cte)
@@ -272,11 +265,7 @@ def panel_sql(
     LEFT JOIN panel_limits lim ON lim.session = r.session AND lim.symbol = r.symbol"""
         )
         by_name["limit_state"] = "lim.limit_state AS limit_state"
-    selects += [by_name[n] for n in fields.order]
-    if provenance:
-        for statement in fields.statements():
-            selects.append(f"s_{statement}.p AS {statement}_report_period")
-            selects.append(f"s_{statement}.c0_known_at AS {statement}_known_at")
+    selects += [by_name[n] for n in fields.order if n in by_name]  # line items: asof.py
     rows_with_prev = (
         f"SELECT x.*, s.prev FROM {rows} x JOIN sessions s ON s.session = x.session"
         if fields.returns
