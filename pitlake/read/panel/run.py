@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pitlake.calendar import to_date
 from pitlake.envelope import Result
@@ -24,8 +23,8 @@ from pitlake.read import sql
 from pitlake.read.answer import invalid
 from pitlake.read.arguments import symbols as checked_symbols
 from pitlake.read.cutoff import Ask
-from pitlake.read.panel import asof, queries, session_facts, truth
 from pitlake.read.panel import fields as panel_fields
+from pitlake.read.panel import queries, session_facts, statement_cells, truth
 from pitlake.schemas import (
     adj_factors,
     financials,
@@ -267,69 +266,6 @@ def _chunk_tables(lake: Lake, q: Question, days: list[date]) -> dict[str, pa.Tab
     return out
 
 
-def _with_statements(
-    q: Question, found: pa.Table, states: dict[str, pa.Table], sessions: pa.Table
-) -> pa.Table:
-    """The chunk's columns in the asked order, each line item taken from its statement's
-    state that held at the row's cutoff (asof.py), and with `provenance` each statement's
-    report period and known_at."""
-    if not states:
-        return found
-    at = asof.session_index(found.column("trade_date"), sessions.column("session"))
-    taken = {
-        statement: state.take(
-            asof.positions(state, found.column("symbol"), at, sessions.column("cutoff"))
-        )
-        for statement, state in states.items()
-    }
-    items = {li.name: li.statement for li in q.fields.items}
-    columns = {"trade_date": found.column("trade_date"), "symbol": found.column("symbol")}
-    for name in q.fields.order:
-        statement = items.get(name)
-        columns[name] = (
-            taken[statement].column(queries.CELL + name) if statement else found.column(name)
-        )
-    if q.provenance:
-        for statement, t in taken.items():
-            columns[f"{statement}_report_period"] = t.column("p")
-            columns[f"{statement}_known_at"] = t.column("c0_known_at")
-    return pa.table(columns)
-
-
-def _without_statements(
-    con: duckdb.DuckDBPyConnection, q: Question, table: pa.Table, states: dict[str, pa.Table]
-) -> dict[str, list[str]]:
-    """Per statement asked, the symbols with a row and no version public by that row's
-    cutoff (knowledge only grows, so: by the cutoff of the symbol's first row). `states`:
-    each statement's states (a row per symbol and moment `t` its knowledge changed)."""
-    out: dict[str, list[str]] = {}
-    if not table.num_rows or not q.fields.items:
-        return out
-    if not isinstance(q.universe, str):  # given symbols: each has a row on the first session
-        first = cutoff_of(q, q.sessions[0])
-        for statement, state in states.items():
-            t = state.column("t")
-            by_first = state.filter(pc.less_equal(t, pa.scalar(first, t.type)))
-            public = set(pc.unique(by_first.column("symbol")).to_pylist())
-            out[statement] = sorted(s for s in q.universe if s not in public)
-        return out
-    for statement, state in states.items():
-        con.register(f"s_{statement}", state)
-    con.register("panel_answer", table.select(["trade_date", "symbol"]))
-    con.register("panel_sessions", _sessions_table(q, q.sessions, {}))
-    for statement in q.fields.statements():
-        found = con.sql(
-            f"""SELECT a.symbol FROM (
-                  SELECT symbol, min(trade_date) AS d FROM panel_answer GROUP BY symbol) a
-                JOIN panel_sessions s ON s.session = a.d
-                LEFT JOIN (SELECT symbol, min(t) AS t FROM s_{statement} GROUP BY symbol) k
-                  ON k.symbol = a.symbol
-                WHERE k.t IS NULL OR k.t > s.cutoff ORDER BY a.symbol"""
-        ).fetchall()
-        out[statement] = [r[0] for r in found]
-    return out
-
-
 def answer(lake: Lake, q: Question) -> Result:
     """The panel as one Arrow table (chunks of a year), in the envelope."""
     rows_ctes, rows = _rows(q)
@@ -366,11 +302,13 @@ def answer(lake: Lake, q: Question) -> Result:
                     .replace("$hi", f"DATE '{days[-1]}'")
                 )
                 found = con.sql(_bound(text, sources)).to_arrow_table()
-                chunks.append(_with_statements(q, found, states, sessions))
+                chunks.append(statement_cells.with_statements(q, found, states, sessions))
                 for name in ("sessions", *extra):
                     con.unregister(name)
             table = pa.concat_tables(chunks)
-            without = _without_statements(con, q, table, states)
+            without = statement_cells.without_statements(
+                con, q, table, states, _sessions_table(q, q.sessions, {})
+            )
         finally:
             con.close()
     else:
