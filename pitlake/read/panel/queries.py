@@ -166,12 +166,18 @@ def _returns(among: str) -> tuple[str, str, str]:
     before the session and the latest known by the cutoff: factors become public in date
     order (each at its ex-date's open). The factors read: those dated in the chunk (from
     its first session's previous one) and each symbol's last key before (every version).
-    CTEs after `panel_rows` (they read it); `among` limits them to the asked symbols."""
+    CTEs after `panel_rows` (they read it); `among` limits them to the asked symbols.
+    A bar's or a factor's version known at a cutoff is the one whose interval [known_at,
+    the next version's known_at) holds it: a hash join (an ASOF JOIN keyed on (symbol,
+    date) sorts a partition per key: 25% more CPU, measured); the rows are joined
+    directly, not through a table of returns joined back."""
     newest = _newest_per("symbol, trade_date, known_at")
+    until = "lead(known_at) OVER (PARTITION BY symbol, trade_date ORDER BY known_at) AS until"
     ctes = f"""
     rq AS (
-      SELECT symbol, trade_date, known_at, close FROM quotes_versions
-      WHERE trade_date BETWEEN $plo AND $hi {among} {newest}),
+      SELECT *, {until} FROM (
+        SELECT symbol, trade_date, known_at, close FROM quotes_versions
+        WHERE trade_date BETWEEN $plo AND $hi {among} {newest})),
     f_vendor AS (
       SELECT symbol, arg_max(source, trade_date) AS source
       FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol),
@@ -179,39 +185,37 @@ def _returns(among: str) -> tuple[str, str, str]:
       SELECT symbol, max(trade_date) AS t FROM adj_factors_versions
       WHERE trade_date < $plo {among} GROUP BY symbol),
     fv AS (
-      SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
-      JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
-      LEFT JOIN f_before b ON b.symbol = v.symbol
-      WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = b.t
-      QUALIFY row_number() OVER (
-        PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1),
-    fk AS (SELECT symbol, trade_date AS t, min(known_at) AS first_known FROM fv GROUP BY ALL),
-    ret_keys AS (
-      SELECT r.session, r.symbol, r.cutoff, r.prev, fk_k.t AS kt,
-        least(fk0.t, fk_k.t) AS t0, least(fk1.t, fk_k.t) AS t1
-      FROM panel_rows r
-      ASOF LEFT JOIN fk fk_k ON fk_k.symbol = r.symbol AND fk_k.first_known <= r.cutoff
-      ASOF LEFT JOIN fk fk0 ON fk0.symbol = r.symbol AND fk0.t <= r.session
-      ASOF LEFT JOIN fk fk1 ON fk1.symbol = r.symbol AND fk1.t <= r.prev),
-    ret AS (
-      SELECT k.session, k.symbol,
-        CASE WHEN k.kt >= k.session OR ff_all.d IS NOT NULL OR ff_sym.d IS NOT NULL
-          THEN (rq0.close * fv0.adj_factor) / nullif(rq1.close * fv1.adj_factor, 0) - 1
-        END AS ret_1d
-      FROM ret_keys k
-      ASOF LEFT JOIN rq rq0 ON rq0.symbol = k.symbol AND rq0.trade_date = k.session
-        AND rq0.known_at <= k.cutoff
-      ASOF LEFT JOIN rq rq1 ON rq1.symbol = k.symbol AND rq1.trade_date = k.prev
-        AND rq1.known_at <= k.cutoff
-      ASOF LEFT JOIN fv fv0 ON fv0.symbol = k.symbol AND fv0.trade_date = k.t0
-        AND fv0.known_at <= k.cutoff
-      ASOF LEFT JOIN fv fv1 ON fv1.symbol = k.symbol AND fv1.trade_date = k.t1
-        AND fv1.known_at <= k.cutoff
-      LEFT JOIN factor_fetched ff_all ON ff_all.d = k.session AND ff_all.symbol = '*'
-      LEFT JOIN factor_fetched ff_sym ON ff_sym.d = k.session AND ff_sym.symbol = k.symbol)"""
-    join = """
-    LEFT JOIN ret ON ret.session = r.session AND ret.symbol = r.symbol"""
-    return ctes, join, "ret.ret_1d AS ret_1d"
+      SELECT *, {until} FROM (
+        SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
+        JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
+        LEFT JOIN f_before b ON b.symbol = v.symbol
+        WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = b.t
+        QUALIFY row_number() OVER (
+          PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1)),
+    fk AS (SELECT symbol, trade_date AS t, min(known_at) AS first_known FROM fv GROUP BY ALL)"""
+
+    def version(alias: str, relation: str, day: str) -> str:
+        return f"""
+    LEFT JOIN {relation} {alias} ON {alias}.symbol = r.symbol AND {alias}.trade_date = {day}
+      AND {alias}.known_at <= r.cutoff AND ({alias}.until IS NULL OR {alias}.until > r.cutoff)"""
+
+    join = (
+        """
+    ASOF LEFT JOIN fk ret_k ON ret_k.symbol = r.symbol AND ret_k.first_known <= r.cutoff
+    ASOF LEFT JOIN fk ret_t0 ON ret_t0.symbol = r.symbol AND ret_t0.t <= r.session
+    ASOF LEFT JOIN fk ret_t1 ON ret_t1.symbol = r.symbol AND ret_t1.t <= r.prev"""
+        + version("rq0", "rq", "r.session")
+        + version("rq1", "rq", "r.prev")
+        + version("fv0", "fv", "least(ret_t0.t, ret_k.t)")
+        + version("fv1", "fv", "least(ret_t1.t, ret_k.t)")
+        + """
+    LEFT JOIN factor_fetched ff_all ON ff_all.d = r.session AND ff_all.symbol = '*'
+    LEFT JOIN factor_fetched ff_sym ON ff_sym.d = r.session AND ff_sym.symbol = r.symbol"""
+    )
+    select = """CASE WHEN ret_k.t >= r.session OR ff_all.d IS NOT NULL OR ff_sym.d IS NOT NULL
+      THEN (rq0.close * fv0.adj_factor) / nullif(rq1.close * fv1.adj_factor, 0) - 1
+    END AS ret_1d"""
+    return ctes, join, select
 
 
 def panel_sql(
