@@ -17,11 +17,35 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-def _micros(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+def micros(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Timestamps as int64 microseconds since the epoch (UTC)."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     return values.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).to_numpy()
+
+
+def latest(
+    s_code: np.ndarray,
+    s_value: np.ndarray,
+    r_code: np.ndarray,
+    at: np.ndarray,
+    values: np.ndarray,
+) -> np.ndarray:
+    """Per row i, the index of the state with code `r_code[i]` and the greatest value at or
+    before `values[at[i]]` (-1: none; a row's code -1: none). Among states with equal
+    (code, value), the last in the given order. int64 codes and values."""
+    if len(s_code) == 0:
+        return np.full(len(r_code), -1, np.int64)
+    times = np.unique(np.concatenate([s_value, values]))
+    width = np.int64(len(times))
+    s_key = s_code * width + np.searchsorted(times, s_value)
+    order = np.argsort(s_key, kind="stable")
+    s_key, codes = s_key[order], s_code[order]
+    r_key = r_code * width + np.searchsorted(times, values)[at]
+    found = np.searchsorted(s_key, r_key, side="right") - 1
+    safe = np.where(found >= 0, found, 0)
+    ok = (r_code >= 0) & (found >= 0) & (codes[safe] == r_code)
+    return np.where(ok, order[safe], -1)
 
 
 def positions(
@@ -39,18 +63,8 @@ def positions(
     names = pc.unique(state.column("symbol"))
     s_code = pc.index_in(state.column("symbol"), value_set=names).to_numpy().astype(np.int64)
     r_code = pc.index_in(symbols, value_set=names).fill_null(-1).to_numpy().astype(np.int64)
-    s_t = _micros(state.column("t"))
-    cut = _micros(session_cutoffs)
-    times = np.unique(np.concatenate([s_t, cut]))
-    width = np.int64(len(times))
-    s_key = s_code * width + np.searchsorted(times, s_t)
-    order = np.argsort(s_key, kind="stable")
-    s_key, s_code = s_key[order], s_code[order]
-    r_key = r_code * width + np.searchsorted(times, cut)[session_of_row]
-    at = np.searchsorted(s_key, r_key, side="right") - 1
-    safe = np.where(at >= 0, at, 0)
-    found = (r_code >= 0) & (at >= 0) & (s_code[safe] == r_code)
-    return pa.array(order[safe], pa.int64(), mask=~found)
+    at = latest(s_code, micros(state.column("t")), r_code, session_of_row, micros(session_cutoffs))
+    return pa.array(at, pa.int64(), mask=at < 0)
 
 
 def session_index(days: pa.Array | pa.ChunkedArray, sessions: pa.Array) -> np.ndarray:

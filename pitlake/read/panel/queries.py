@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from pitlake.read.engine import ident
 from pitlake.read.panel.fields import Fields, LineItem
+from pitlake.read.panel.returns import FACTORS, KEYS
 
 CONSOLIDATED = "1"  # the report_type of consolidated statements (schemas/financials.py)
+AMONG_ASKED = "AND symbol IN (SELECT symbol FROM asked)"  # a scan kept to given symbols
 
 
 def _newest_per(key: str) -> str:
@@ -116,7 +118,7 @@ def _statement(statement: str, items: list[LineItem], symbols: list[str] | None)
         AND {c}.known_at <= e.t"""
         for c, p in comps.items()
     )
-    among = "AND symbol IN (SELECT symbol FROM asked)" if symbols is not None else ""
+    among = AMONG_ASKED if symbols is not None else ""
     return f"""WITH
     v_{s} AS (
       SELECT symbol, report_period, known_at, {cols} FROM financials_versions
@@ -156,43 +158,49 @@ def _flag(name: str, code: str) -> tuple[str, str, str]:
     return member_rows(code, rel), join, select
 
 
+def return_factors(among: str) -> str:
+    """The factor versions a chunk's ret_1d reads (returns.FACTORS, with each version's
+    `until`: the next version's known_at): of one vendor per symbol (its latest factor's,
+    as `scans.factor_series` picks), those dated in the chunk (from its first session's
+    previous one) and each symbol's last key before (every version). `among` limits them to
+    the asked symbols; $plo/$hi as in panel_sql."""
+    until = "lead(known_at) OVER (PARTITION BY symbol, trade_date ORDER BY known_at) AS until"
+    return f"""WITH
+    f_vendor AS (
+      SELECT symbol, arg_max(source, trade_date) AS source
+      FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol),
+    f_before AS (
+      SELECT symbol, max(trade_date) AS t FROM adj_factors_versions
+      WHERE trade_date < $plo {among} GROUP BY symbol)
+    SELECT *, {until} FROM (
+      SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
+      JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
+      LEFT JOIN f_before b ON b.symbol = v.symbol
+      WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = b.t
+      QUALIFY row_number() OVER (
+        PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1)"""
+
+
 def _returns(among: str) -> tuple[str, str, str]:
     """ret_1d: close × factor over the previous session's, minus one, every value as known
     at the row's cutoff. A session's factor is the latest dated on or before it among the
-    factors known then (change points or every session), of one vendor per symbol (its
-    latest factor's, as `scans.factor_series` picks), not served where the factors do not
-    cover the session (`adjust.adjusted`: no factor dated on or after it, no successful
-    fetch of it). The latest dated key is found as the lesser of the latest dated on or
-    before the session and the latest known by the cutoff: factors become public in date
-    order (each at its ex-date's open). The factors read: those dated in the chunk (from
-    its first session's previous one) and each symbol's last key before (every version).
-    CTEs after `panel_rows` (they read it); `among` limits them to the asked symbols.
+    factors known then (change points or every session; `return_factors`), not served where
+    the factors do not cover the session (`adjust.adjusted`: no factor dated on or after
+    it, no successful fetch of it). The latest dated key is found as the lesser of the
+    latest dated on or before the session and the latest known by the cutoff (returns.py's
+    `ret_keys`): factors become public in date order (each at its ex-date's open).
     A bar's or a factor's version known at a cutoff is the one whose interval [known_at,
     the next version's known_at) holds it: a hash join (an ASOF JOIN keyed on (symbol,
-    date) sorts a partition per key: 25% more CPU, measured); the rows are joined
-    directly, not through a table of returns joined back."""
+    date) sorts a partition per key: 25% more CPU, measured); the rows are joined directly,
+    not through a table of returns joined back. CTEs after `panel_rows`; `among` limits
+    them to the asked symbols."""
     newest = _newest_per("symbol, trade_date, known_at")
     until = "lead(known_at) OVER (PARTITION BY symbol, trade_date ORDER BY known_at) AS until"
     ctes = f"""
     rq AS (
       SELECT *, {until} FROM (
         SELECT symbol, trade_date, known_at, close FROM quotes_versions
-        WHERE trade_date BETWEEN $plo AND $hi {among} {newest})),
-    f_vendor AS (
-      SELECT symbol, arg_max(source, trade_date) AS source
-      FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol),
-    f_before AS (
-      SELECT symbol, max(trade_date) AS t FROM adj_factors_versions
-      WHERE trade_date < $plo {among} GROUP BY symbol),
-    fv AS (
-      SELECT *, {until} FROM (
-        SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
-        JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
-        LEFT JOIN f_before b ON b.symbol = v.symbol
-        WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = b.t
-        QUALIFY row_number() OVER (
-          PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1)),
-    fk AS (SELECT symbol, trade_date AS t, min(known_at) AS first_known FROM fv GROUP BY ALL)"""
+        WHERE trade_date BETWEEN $plo AND $hi {among} {newest}))"""
 
     def version(alias: str, relation: str, day: str) -> str:
         return f"""
@@ -200,19 +208,17 @@ def _returns(among: str) -> tuple[str, str, str]:
       AND {alias}.known_at <= r.cutoff AND ({alias}.until IS NULL OR {alias}.until > r.cutoff)"""
 
     join = (
-        """
-    ASOF LEFT JOIN fk ret_k ON ret_k.symbol = r.symbol AND ret_k.first_known <= r.cutoff
-    ASOF LEFT JOIN fk ret_t0 ON ret_t0.symbol = r.symbol AND ret_t0.t <= r.session
-    ASOF LEFT JOIN fk ret_t1 ON ret_t1.symbol = r.symbol AND ret_t1.t <= r.prev"""
+        f"""
+    LEFT JOIN {KEYS} rk ON rk.symbol = r.symbol AND rk.session = r.session"""
         + version("rq0", "rq", "r.session")
         + version("rq1", "rq", "r.prev")
-        + version("fv0", "fv", "least(ret_t0.t, ret_k.t)")
-        + version("fv1", "fv", "least(ret_t1.t, ret_k.t)")
+        + version("fv0", FACTORS, "rk.t0")
+        + version("fv1", FACTORS, "rk.t1")
         + """
     LEFT JOIN factor_fetched ff_all ON ff_all.d = r.session AND ff_all.symbol = '*'
     LEFT JOIN factor_fetched ff_sym ON ff_sym.d = r.session AND ff_sym.symbol = r.symbol"""
     )
-    select = """CASE WHEN ret_k.t >= r.session OR ff_all.d IS NOT NULL OR ff_sym.d IS NOT NULL
+    select = """CASE WHEN rk.kt >= r.session OR ff_all.d IS NOT NULL OR ff_sym.d IS NOT NULL
       THEN (rq0.close * fv0.adj_factor) / nullif(rq1.close * fv1.adj_factor, 0) - 1
     END AS ret_1d"""
     return ctes, join, select
@@ -227,11 +233,11 @@ def panel_sql(
 ) -> str:
     """One chunk's statement: `rows_ctes` define the relation `rows` of (session, cutoff,
     symbol) to answer; $lo/$hi bound the chunk's sessions ($plo: the session before $lo);
-    per chunk the tables `sessions` (session, cutoff, prev), `panel_states`, `panel_limits`
-    and `factor_fetched` when those fields are asked. `index_flags`: flag name → index
+    per chunk the tables `sessions` (session, cutoff, prev), `panel_states`, `panel_limits`,
+    and `factor_fetched`, `ret_fv` and `ret_keys` (returns.py), when those fields are asked. `index_flags`: flag name → index
     code. `given`: the universe is the table `asked` of symbols, which every scan keeps to.
     Line items are not in it: each row takes its statement's state after (asof.py)."""
-    among = "AND symbol IN (SELECT symbol FROM asked)" if given else ""
+    among = AMONG_ASKED if given else ""
     ctes: list[str] = [rows_ctes]
     after_rows: list[str] = []
     joins: list[str] = []

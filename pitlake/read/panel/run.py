@@ -24,7 +24,7 @@ from pitlake.read.answer import invalid
 from pitlake.read.arguments import symbols as checked_symbols
 from pitlake.read.cutoff import Ask
 from pitlake.read.panel import fields as panel_fields
-from pitlake.read.panel import queries, session_facts, statement_cells, truth
+from pitlake.read.panel import queries, returns, session_facts, statement_cells, truth
 from pitlake.schemas import (
     adj_factors,
     financials,
@@ -296,14 +296,22 @@ def answer(lake: Lake, q: Question) -> Result:
                 extra = _chunk_tables(lake, q, days)
                 for name, t in extra.items():
                     con.register(name, t)
-                text = (
-                    statement.replace("$plo", f"DATE '{prev.get(days[0], days[0])}'")
-                    .replace("$lo", f"DATE '{days[0]}'")
-                    .replace("$hi", f"DATE '{days[-1]}'")
-                )
-                found = con.sql(_bound(text, sources)).to_arrow_table()
+
+                def dated(text: str, days: list[date] = days) -> str:
+                    return _bound(
+                        text.replace("$plo", f"DATE '{prev.get(days[0], days[0])}'")
+                        .replace("$lo", f"DATE '{days[0]}'")
+                        .replace("$hi", f"DATE '{days[-1]}'"),
+                        sources,
+                    )
+
+                if q.fields.returns:
+                    among = "" if given is None else queries.AMONG_ASKED
+                    returns.prepare(con, dated(queries.return_factors(among)), sessions)
+                text = dated(statement)
+                found = con.sql(text).to_arrow_table()
                 chunks.append(statement_cells.with_statements(q, found, states, sessions))
-                for name in ("sessions", *extra):
+                for name in ("sessions", *extra, *((returns.KEYS,) if q.fields.returns else ())):
                     con.unregister(name)
             table = pa.concat_tables(chunks)
             without = statement_cells.without_statements(
