@@ -12,7 +12,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pitlake.read.panel import asof
+from pitlake.read.panel import asof, returns
 
 T0 = datetime(2024, 1, 1, 7, tzinfo=timezone.utc)
 SYMBOLS = ["000001.SZ", "000002.SZ", "600000.SH", "830001.BJ"]  # the last: no states
@@ -68,3 +68,84 @@ def test_each_row_takes_the_state_the_asof_join_takes(
         ),
     )
     assert got.to_pylist() == expected
+
+
+factor_keys_st = st.lists(
+    st.tuples(st.sampled_from(SYMBOLS[:3]), st.integers(0, 9), st.integers(0, 40)),
+    unique_by=(lambda k: (k[0], k[1]), lambda k: (k[0], k[2])),  # one key a date, one an instant
+    max_size=15,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(factor_keys=factor_keys_st, cutoffs=cutoffs_st, has_prev=st.booleans())
+def test_return_keys_are_the_asof_joins_keys(
+    factor_keys: list[tuple[str, int, int]], cutoffs: list[datetime], has_prev: bool
+) -> None:
+    """`returns.keys` (binary searches) finds the factor dates the three ASOF JOINs found:
+    kt the key last first known by the cutoff, t0/t1 the lesser of the latest dated on or
+    before the session (its previous one) and kt, SQL's least() skipping nulls."""
+    ts = pa.timestamp("us", tz="UTC")
+    base = date(2023, 12, 28)
+    keys_table = pa.table(
+        {
+            "symbol": pa.array([s for s, _, _ in factor_keys], pa.string()),
+            "t": pa.array([base + timedelta(days=d) for _, d, _ in factor_keys], pa.date32()),
+            "first_known": pa.array([T0 + timedelta(hours=h) for _, _, h in factor_keys], ts),
+        }
+    )
+    prev = [DAYS[0] - timedelta(days=1) if has_prev else None, *DAYS[:-1]]
+    sessions = pa.table(
+        {
+            "session": pa.array(DAYS, pa.date32()),
+            "cutoff": pa.array(cutoffs, ts),
+            "prev": pa.array(prev, pa.date32()),
+        }
+    )
+    got = returns.keys(keys_table, sessions)
+    con = duckdb.connect()
+    con.execute("SET asof_loop_join_threshold = 0")
+    con.register("fk", keys_table)
+    con.register("sessions", sessions)
+    con.register("got", got)
+    expected = con.sql(
+        """WITH r AS (SELECT s.*, g.symbol FROM sessions s
+                      CROSS JOIN (SELECT DISTINCT symbol FROM fk) g)
+        SELECT r.symbol, r.session, k.t AS kt, least(a.t, k.t) AS t0, least(b.t, k.t) AS t1
+        FROM r
+        ASOF LEFT JOIN fk k ON k.symbol = r.symbol AND k.first_known <= r.cutoff
+        ASOF LEFT JOIN fk a ON a.symbol = r.symbol AND a.t <= r.session
+        ASOF LEFT JOIN fk b ON b.symbol = r.symbol AND b.t <= r.prev
+        ORDER BY 1, 2"""
+    ).fetchall()
+    assert con.sql("SELECT * FROM got ORDER BY 1, 2").fetchall() == expected
+
+
+def test_of_keys_first_known_together_the_latest_dated_is_known() -> None:
+    """A backfill can make several factor dates public at one instant: the key known by a
+    cutoff after it is the latest of them (an ASOF JOIN on first_known picked any)."""
+    ts = pa.timestamp("us", tz="UTC")
+    keys_table = pa.table(
+        {
+            "symbol": ["000001.SZ"] * 3,
+            "t": pa.array([date(2024, 1, 2), date(2023, 12, 1), date(2023, 12, 15)]),
+            "first_known": pa.array([T0 + timedelta(days=1)] * 3, ts),
+        }
+    )
+    sessions = pa.table(
+        {
+            "session": pa.array([date(2024, 1, 3)], pa.date32()),
+            "cutoff": pa.array([T0 + timedelta(days=2)], ts),
+            "prev": pa.array([date(2024, 1, 2)], pa.date32()),
+        }
+    )
+    got = returns.keys(keys_table, sessions).to_pylist()
+    assert got == [
+        {
+            "symbol": "000001.SZ",
+            "session": date(2024, 1, 3),
+            "kt": date(2024, 1, 2),
+            "t0": date(2024, 1, 2),
+            "t1": date(2024, 1, 2),
+        }
+    ]
