@@ -162,21 +162,19 @@ def return_factors(among: str) -> str:
     """The factor versions a chunk's ret_1d reads (returns.FACTORS, with each version's
     `until`: the next version's known_at): of one vendor per symbol (its latest factor's,
     as `scans.factor_series` picks), those dated in the chunk (from its first session's
-    previous one) and each symbol's last key before (every version). `among` limits them to
+    previous one) and each symbol's last key before (every version); the vendor and that
+    key from one aggregate. `among` limits them to
     the asked symbols; $plo/$hi as in panel_sql."""
     until = "lead(known_at) OVER (PARTITION BY symbol, trade_date ORDER BY known_at) AS until"
     return f"""WITH
     f_vendor AS (
-      SELECT symbol, arg_max(source, trade_date) AS source
-      FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol),
-    f_before AS (
-      SELECT symbol, max(trade_date) AS t FROM adj_factors_versions
-      WHERE trade_date < $plo {among} GROUP BY symbol)
+      SELECT symbol, arg_max(source, trade_date) AS source,
+        max(trade_date) FILTER (WHERE trade_date < $plo) AS before
+      FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol)
     SELECT *, {until} FROM (
       SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
       JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
-      LEFT JOIN f_before b ON b.symbol = v.symbol
-      WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = b.t
+      WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = w.before
       QUALIFY row_number() OVER (
         PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1)"""
 
