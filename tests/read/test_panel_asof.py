@@ -1,18 +1,23 @@
-"""The panel's statement cells take, per row, the state that held at the row's cutoff by a
-binary search (`pitlake/read/panel/asof.py`) instead of an ASOF JOIN: for any states and
-rows — a cutoff equal to a state's `t`, before a symbol's first state, a symbol without
-states, states in any order — it finds the very row DuckDB's ASOF JOIN finds."""
+"""The panel's binary searches in place of ASOF JOINs (decision 56): a statement cell takes
+the state that held at the row's cutoff (`panel/asof.py`) — for any states and rows (a
+cutoff equal to a state's `t`, before a symbol's first state, a symbol without states,
+states in any order) the very row DuckDB's ASOF JOIN finds —, ret_1d's factor keys
+(`panel/returns.py`) are the three ASOF JOINs' keys, and a panel of line items only builds
+its rows without the row query, with the same answer."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pitlake.read.panel import asof, returns
+from pitlake.read.lake import Lake
+from pitlake.read.panel import asof, returns, statement_cells
+from tests.serve.api.lakebuild import SESSIONS, A, B, build_lake
 
 T0 = datetime(2024, 1, 1, 7, tzinfo=timezone.utc)
 SYMBOLS = ["000001.SZ", "000002.SZ", "600000.SH", "830001.BJ"]  # the last: no states
@@ -149,3 +154,31 @@ def test_of_keys_first_known_together_the_latest_dated_is_known() -> None:
             "t1": date(2024, 1, 2),
         }
     ]
+
+
+@settings(max_examples=50, deadline=None)
+@given(symbols=st.lists(st.sampled_from([*SYMBOLS, "688981.SH", "920001.BJ"]), unique=True))
+def test_given_rows_are_the_row_querys_rows(symbols: list[str]) -> None:
+    """A panel of given symbols asking line items only builds its rows without a query:
+    the same rows, in the same order, as the row query's CROSS JOIN … ORDER BY."""
+    sessions = pa.table({"session": pa.array(DAYS, pa.date32())})
+    con = duckdb.connect()
+    con.register("sessions", sessions)
+    con.register("asked", pa.table({"symbol": pa.array(symbols, pa.string())}))
+    expected = con.sql(
+        "SELECT s.session AS trade_date, a.symbol FROM sessions s CROSS JOIN asked a "
+        "ORDER BY s.session, a.symbol"
+    ).to_arrow_table()
+    assert statement_cells.given_rows(symbols, sessions).equals(expected)
+
+
+def test_an_items_only_panel_answers_as_one_with_a_bar(tmp_path: Path) -> None:
+    """The items-only path (no row query) and the row query's path give the same cells."""
+    lake = Lake(build_lake(tmp_path))
+    items = ["revenue", "revenue_ttm", "net_profit_q"]
+    alone = lake.panel(items, SESSIONS[0], SESSIONS[-1], universe=[B, A], provenance=True)
+    with_bar = lake.panel(
+        [*items, "close"], SESSIONS[0], SESSIONS[-1], universe=[B, A], provenance=True
+    )
+    assert alone.table.num_rows == 2 * len(SESSIONS)
+    assert alone.table.equals(with_bar.table.drop_columns(["close"]))

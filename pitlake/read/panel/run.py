@@ -308,8 +308,11 @@ def answer(lake: Lake, q: Question) -> Result:
                 if q.fields.returns:
                     among = "" if given is None else queries.AMONG_ASKED
                     returns.prepare(con, dated(queries.return_factors(among)), sessions)
-                text = dated(statement)
-                found = con.sql(text).to_arrow_table()
+                found = (
+                    statement_cells.given_rows(given, sessions)
+                    if given is not None and statement_cells.items_only(q.fields)
+                    else con.sql(dated(statement)).to_arrow_table()
+                )
                 chunks.append(statement_cells.with_statements(q, found, states, sessions))
                 for name in ("sessions", *extra, *((returns.KEYS,) if q.fields.returns else ())):
                     con.unregister(name)

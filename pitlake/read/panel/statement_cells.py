@@ -1,16 +1,19 @@
 """A panel's line items: each chunk's cells from the statements' states (`queries.
 statement_states`, taken per row by asof.py), and the symbols without a statement public by
-their first row's cutoff (for the status, truth.py)."""
+their first row's cutoff (for the status, truth.py); and the rows of a panel of given
+symbols asking line items only, which need no query."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pitlake.read.panel import asof, queries
+from pitlake.read.panel.fields import Fields
 
 if TYPE_CHECKING:
     from pitlake.read.panel.run import Question
@@ -83,3 +86,23 @@ def without_statements(
         ).fetchall()
         out[statement] = [r[0] for r in found]
     return out
+
+
+def items_only(fields: Fields) -> bool:
+    """No field but line items (their cells come from the statements' states)."""
+    sql_fields = (fields.bars, fields.valuation, fields.states, fields.flags, fields.returns)
+    return not any(sql_fields) and not fields.limit
+
+
+def given_rows(symbols: list[str], sessions: pa.Table) -> pa.Table:
+    """Every session × given symbol, by session then symbol: the row query's answer when it
+    selects nothing else, without its sort (13 ms of a 60 ms 50-symbol panel, measured).
+    Code-point order is DuckDB's byte order of UTF-8 text."""
+    names = pa.array(sorted(symbols), pa.string())
+    days = sessions.column("session")
+    return pa.table(
+        {
+            "trade_date": days.take(pa.array(np.repeat(np.arange(len(days)), len(names)))),
+            "symbol": names.take(pa.array(np.tile(np.arange(len(names)), len(days)))),
+        }
+    )
