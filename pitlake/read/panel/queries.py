@@ -6,14 +6,18 @@ at D's own cutoff.
 Statements: per (symbol, statement) the moments its knowledge changed (`events`: each
 distinct known_at); at each moment the latest report period known and the versions of the
 periods a derivation needs, each by its own ASOF JOIN at that moment, so a cell never mixes
-versions known at different moments, and a component not known then leaves the cell null."""
+versions known at different moments, and a component not known then leaves the cell null;
+each line item derived once per moment. A row takes the moment that held at its cutoff
+(asof.py: the ASOF JOIN's rule, by binary search)."""
 
 from __future__ import annotations
 
 from pitlake.read.engine import ident
-from pitlake.read.panel.fields import Fields
+from pitlake.read.panel.fields import Fields, LineItem
+from pitlake.read.panel.returns import FACTORS, KEYS
 
 CONSOLIDATED = "1"  # the report_type of consolidated statements (schemas/financials.py)
+AMONG_ASKED = "AND symbol IN (SELECT symbol FROM asked)"  # a scan kept to given symbols
 
 
 def _newest_per(key: str) -> str:
@@ -79,31 +83,43 @@ def _trade_dated(
 # The components each derivation reads: c0 the latest period, c1 its previous quarter, c2
 # the prior year's annual, c3 the same period a year before.
 _NEEDS = {"": ("c0",), "_q": ("c0", "c1"), "_ttm": ("c0", "c2", "c3"), "_yoy": ("c0", "c3")}
+CELL = "cell_"  # a line item's column in its statement's state: CELL + the field's name
 
 
-def _statement(
-    statement: str, items: list[str], derivations: set[str], symbols: list[str] | None
-) -> str:
-    """The statement's state at each moment its knowledge changed, per symbol: the latest
-    period `p` and the values of p, its previous quarter (pq), the prior year's annual (pa)
-    and the same period a year before (py), each as known at that moment."""
+def _derived(li: LineItem) -> str:
+    """The line item's value from the components of one state (each as known at its `t`)."""
+    c = lambda k: f"c{k}.{ident(li.item)}"  # noqa: E731
+    if li.derivation == "":
+        expr = c(0)
+    elif li.derivation == "_q":
+        expr = f"CASE WHEN month(e.p) = 3 THEN {c(0)} ELSE {c(0)} - {c(1)} END"
+    elif li.derivation == "_ttm":
+        expr = f"CASE WHEN month(e.p) = 12 THEN {c(0)} ELSE {c(0)} + {c(2)} - {c(3)} END"
+    else:  # _yoy: growth on the same period a year before, over its magnitude
+        expr = f"({c(0)} - {c(3)}) / nullif(abs({c(3)}), 0)"
+    return f"{expr} AS {ident(CELL + li.name)}"
+
+
+def _statement(statement: str, items: list[LineItem], symbols: list[str] | None) -> str:
+    """The statement's state at each moment its knowledge changed, per symbol (`t`): the
+    latest period `p`, the known_at of p's version (c0_known_at) and each line item's value
+    from p, its previous quarter (pq), the prior year's annual (pa) and the same period a
+    year before (py), each as known at that moment. A panel row takes the state that held
+    at its cutoff (asof.py)."""
     s = statement
-    cols = ", ".join(ident(i) for i in items)
-    needed = {c for d in derivations for c in _NEEDS[d]}
+    cols = ", ".join(ident(i) for i in dict.fromkeys(li.item for li in items))
+    needed = {c for li in items for c in _NEEDS[li.derivation]}
     every = {"c0": "e.p", "c1": "e.pq", "c2": "e.pa", "c3": "e.py"}
     comps = {c: p for c, p in every.items() if c in needed}  # join only what is read
-    picks = (
-        ", ".join(f"{c}.{ident(i)} AS {c}_{i}" for c in comps for i in items)
-        + ", c0.known_at AS c0_known_at"
-    )
+    picks = ", ".join(["c0.known_at AS c0_known_at", *(_derived(li) for li in items)])
     joins = "".join(
         f"""
       ASOF LEFT JOIN v_{s} {c} ON {c}.symbol = e.symbol AND {c}.report_period = {p}
         AND {c}.known_at <= e.t"""
         for c, p in comps.items()
     )
-    among = "AND symbol IN (SELECT symbol FROM asked)" if symbols is not None else ""
-    return f"""CREATE TEMP TABLE s_{s} AS WITH
+    among = AMONG_ASKED if symbols is not None else ""
+    return f"""WITH
     v_{s} AS (
       SELECT symbol, report_period, known_at, {cols} FROM financials_versions
       WHERE statement = '{s}' AND report_type = '{CONSOLIDATED}' {among}
@@ -113,31 +129,19 @@ def _statement(
       SELECT symbol, t, p, last_day(p - INTERVAL 3 MONTH) AS pq,
         make_date(year(p) - 1, 12, 31) AS pa, last_day(p - INTERVAL 12 MONTH) AS py
       FROM (SELECT symbol, t, max(p) OVER (PARTITION BY symbol ORDER BY t
-              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS p FROM m_{s})),
+              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS p FROM m_{s}))
     SELECT e.symbol, e.t, e.p, {picks} FROM e_{s} e {joins}"""
 
 
-def statement_tables(fields: Fields, symbols: list[str] | None) -> list[str]:
-    """The statements' state tables (`s_<statement>`), built once per panel before its chunks
-    (only the given `symbols`' rows when the universe is a list)."""
-    out = []
-    for statement, items in fields.statements().items():
-        derivations = {li.derivation for li in fields.items if li.statement == statement}
-        out.append(_statement(statement, items, derivations, symbols))
-    return out
-
-
-def _derived(li_name: str, item: str, statement: str, derivation: str) -> str:
-    s, c = f"s_{statement}", lambda k: f"s_{statement}.c{k}_{item}"
-    if derivation == "":
-        expr = c(0)
-    elif derivation == "_q":
-        expr = f"CASE WHEN month({s}.p) = 3 THEN {c(0)} ELSE {c(0)} - {c(1)} END"
-    elif derivation == "_ttm":
-        expr = f"CASE WHEN month({s}.p) = 12 THEN {c(0)} ELSE {c(0)} + {c(2)} - {c(3)} END"
-    else:  # _yoy: growth on the same period a year before, over its magnitude
-        expr = f"({c(0)} - {c(3)}) / nullif(abs({c(3)}), 0)"
-    return f"{expr} AS {ident(li_name)}"
+def statement_states(fields: Fields, symbols: list[str] | None) -> dict[str, str]:
+    """Per statement asked, the query of its states (`_statement`), run once per panel
+    before its chunks (only the given `symbols`' rows when the universe is a list)."""
+    return {
+        statement: _statement(
+            statement, [li for li in fields.items if li.statement == statement], symbols
+        )
+        for statement in fields.statements()
+    }
 
 
 def _flag(name: str, code: str) -> tuple[str, str, str]:
@@ -154,79 +158,84 @@ def _flag(name: str, code: str) -> tuple[str, str, str]:
     return member_rows(code, rel), join, select
 
 
+def return_factors(among: str) -> str:
+    """The factor versions a chunk's ret_1d reads (returns.FACTORS, with each version's
+    `until`: the next version's known_at): of one vendor per symbol (its latest factor's,
+    as `scans.factor_series` picks), those dated in the chunk (from its first session's
+    previous one) and each symbol's last key before (every version); the vendor and that
+    key from one aggregate. `among` limits them to
+    the asked symbols; $plo/$hi as in panel_sql."""
+    until = "lead(known_at) OVER (PARTITION BY symbol, trade_date ORDER BY known_at) AS until"
+    return f"""WITH
+    f_vendor AS (
+      SELECT symbol, arg_max(source, trade_date) AS source,
+        max(trade_date) FILTER (WHERE trade_date < $plo) AS before
+      FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol)
+    SELECT *, {until} FROM (
+      SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
+      JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
+      WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = w.before
+      QUALIFY row_number() OVER (
+        PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1)"""
+
+
 def _returns(among: str) -> tuple[str, str, str]:
     """ret_1d: close × factor over the previous session's, minus one, every value as known
     at the row's cutoff. A session's factor is the latest dated on or before it among the
-    factors known then (change points or every session), of one vendor per symbol (its
-    latest factor's, as `scans.factor_series` picks), not served where the factors do not
-    cover the session (`adjust.adjusted`: no factor dated on or after it, no successful
-    fetch of it). The latest dated key is found as the lesser of the latest dated on or
-    before the session and the latest known by the cutoff: factors become public in date
-    order (each at its ex-date's open). The factors read: those dated in the chunk (from
-    its first session's previous one) and each symbol's last key before (every version).
-    CTEs after `panel_rows` (they read it); `among` limits them to the asked symbols."""
+    factors known then (change points or every session; `return_factors`), not served where
+    the factors do not cover the session (`adjust.adjusted`: no factor dated on or after
+    it, no successful fetch of it). The latest dated key is found as the lesser of the
+    latest dated on or before the session and the latest known by the cutoff (returns.py's
+    `ret_keys`): factors become public in date order (each at its ex-date's open).
+    A bar's or a factor's version known at a cutoff is the one whose interval [known_at,
+    the next version's known_at) holds it: a hash join (an ASOF JOIN keyed on (symbol,
+    date) sorts a partition per key: 25% more CPU, measured); the rows are joined directly,
+    not through a table of returns joined back. CTEs after `panel_rows`; `among` limits
+    them to the asked symbols."""
     newest = _newest_per("symbol, trade_date, known_at")
+    until = "lead(known_at) OVER (PARTITION BY symbol, trade_date ORDER BY known_at) AS until"
     ctes = f"""
     rq AS (
-      SELECT symbol, trade_date, known_at, close FROM quotes_versions
-      WHERE trade_date BETWEEN $plo AND $hi {among} {newest}),
-    f_vendor AS (
-      SELECT symbol, arg_max(source, trade_date) AS source
-      FROM adj_factors_versions WHERE trade_date <= $hi {among} GROUP BY symbol),
-    f_before AS (
-      SELECT symbol, max(trade_date) AS t FROM adj_factors_versions
-      WHERE trade_date < $plo {among} GROUP BY symbol),
-    fv AS (
-      SELECT v.symbol, v.trade_date, v.known_at, v.adj_factor FROM adj_factors_versions v
-      JOIN f_vendor w ON w.symbol = v.symbol AND w.source = v.source
-      LEFT JOIN f_before b ON b.symbol = v.symbol
-      WHERE v.trade_date BETWEEN $plo AND $hi OR v.trade_date = b.t
-      QUALIFY row_number() OVER (
-        PARTITION BY v.symbol, v.trade_date, v.known_at ORDER BY v.ingested_at DESC) = 1),
-    fk AS (SELECT symbol, trade_date AS t, min(known_at) AS first_known FROM fv GROUP BY ALL),
-    ret_keys AS (
-      SELECT r.session, r.symbol, r.cutoff, r.prev, fk_k.t AS kt,
-        least(fk0.t, fk_k.t) AS t0, least(fk1.t, fk_k.t) AS t1
-      FROM panel_rows r
-      ASOF LEFT JOIN fk fk_k ON fk_k.symbol = r.symbol AND fk_k.first_known <= r.cutoff
-      ASOF LEFT JOIN fk fk0 ON fk0.symbol = r.symbol AND fk0.t <= r.session
-      ASOF LEFT JOIN fk fk1 ON fk1.symbol = r.symbol AND fk1.t <= r.prev),
-    ret AS (
-      SELECT k.session, k.symbol,
-        CASE WHEN k.kt >= k.session OR ff_all.d IS NOT NULL OR ff_sym.d IS NOT NULL
-          THEN (rq0.close * fv0.adj_factor) / nullif(rq1.close * fv1.adj_factor, 0) - 1
-        END AS ret_1d
-      FROM ret_keys k
-      ASOF LEFT JOIN rq rq0 ON rq0.symbol = k.symbol AND rq0.trade_date = k.session
-        AND rq0.known_at <= k.cutoff
-      ASOF LEFT JOIN rq rq1 ON rq1.symbol = k.symbol AND rq1.trade_date = k.prev
-        AND rq1.known_at <= k.cutoff
-      ASOF LEFT JOIN fv fv0 ON fv0.symbol = k.symbol AND fv0.trade_date = k.t0
-        AND fv0.known_at <= k.cutoff
-      ASOF LEFT JOIN fv fv1 ON fv1.symbol = k.symbol AND fv1.trade_date = k.t1
-        AND fv1.known_at <= k.cutoff
-      LEFT JOIN factor_fetched ff_all ON ff_all.d = k.session AND ff_all.symbol = '*'
-      LEFT JOIN factor_fetched ff_sym ON ff_sym.d = k.session AND ff_sym.symbol = k.symbol)"""
-    join = """
-    LEFT JOIN ret ON ret.session = r.session AND ret.symbol = r.symbol"""
-    return ctes, join, "ret.ret_1d AS ret_1d"
+      SELECT *, {until} FROM (
+        SELECT symbol, trade_date, known_at, close FROM quotes_versions
+        WHERE trade_date BETWEEN $plo AND $hi {among} {newest}))"""
+
+    def version(alias: str, relation: str, day: str) -> str:
+        return f"""
+    LEFT JOIN {relation} {alias} ON {alias}.symbol = r.symbol AND {alias}.trade_date = {day}
+      AND {alias}.known_at <= r.cutoff AND ({alias}.until IS NULL OR {alias}.until > r.cutoff)"""
+
+    join = (
+        f"""
+    LEFT JOIN {KEYS} rk ON rk.symbol = r.symbol AND rk.session = r.session"""
+        + version("rq0", "rq", "r.session")
+        + version("rq1", "rq", "r.prev")
+        + version("fv0", FACTORS, "rk.t0")
+        + version("fv1", FACTORS, "rk.t1")
+        + """
+    LEFT JOIN factor_fetched ff_all ON ff_all.d = r.session AND ff_all.symbol = '*'
+    LEFT JOIN factor_fetched ff_sym ON ff_sym.d = r.session AND ff_sym.symbol = r.symbol"""
+    )
+    select = """CASE WHEN rk.kt >= r.session OR ff_all.d IS NOT NULL OR ff_sym.d IS NOT NULL
+      THEN (rq0.close * fv0.adj_factor) / nullif(rq1.close * fv1.adj_factor, 0) - 1
+    END AS ret_1d"""
+    return ctes, join, select
 
 
 def panel_sql(
     fields: Fields,
     rows_ctes: str,
     rows: str,
-    provenance: bool,
     index_flags: dict[str, str],
     given: bool = False,
 ) -> str:
     """One chunk's statement: `rows_ctes` define the relation `rows` of (session, cutoff,
     symbol) to answer; $lo/$hi bound the chunk's sessions ($plo: the session before $lo);
-    the `s_<statement>` tables exist (statement_tables), and per chunk the tables
-    `sessions` (session, cutoff, prev), `panel_states`, `panel_limits` and
-    `factor_fetched` when those fields are asked. `index_flags`: flag name → index code.
-    `given`: the universe is the table `asked` of symbols, which every scan keeps to."""
-    among = "AND symbol IN (SELECT symbol FROM asked)" if given else ""
+    per chunk the tables `sessions` (session, cutoff, prev), `panel_states`, `panel_limits`,
+    and `factor_fetched`, `ret_fv` and `ret_keys` (returns.py), when those fields are asked. `index_flags`: flag name → index
+    code. `given`: the universe is the table `asked` of symbols, which every scan keeps to.
+    Line items are not in it: each row takes its statement's state after (asof.py)."""
+    among = AMONG_ASKED if given else ""
     ctes: list[str] = [rows_ctes]
     after_rows: list[str] = []
     joins: list[str] = []
@@ -242,14 +251,6 @@ def panel_sql(
         ctes.append(cte)
         joins.append(join)
         by_name.update({n: f"val.{ident(n)} AS {ident(n)}" for n in fields.valuation})
-    for statement in fields.statements():
-        joins.append(
-            f"""
-    ASOF LEFT JOIN s_{statement} ON s_{statement}.symbol = r.symbol
-      AND s_{statement}.t <= r.cutoff"""
-        )
-    for li in fields.items:
-        by_name[li.name] = _derived(li.name, li.item, li.statement, li.derivation)
     for name in fields.flags:
         cte, join, select = _flag(name, index_flags[name])
         ctes.append(cte)
@@ -272,11 +273,7 @@ def panel_sql(
     LEFT JOIN panel_limits lim ON lim.session = r.session AND lim.symbol = r.symbol"""
         )
         by_name["limit_state"] = "lim.limit_state AS limit_state"
-    selects += [by_name[n] for n in fields.order]
-    if provenance:
-        for statement in fields.statements():
-            selects.append(f"s_{statement}.p AS {statement}_report_period")
-            selects.append(f"s_{statement}.c0_known_at AS {statement}_known_at")
+    selects += [by_name[n] for n in fields.order if n in by_name]  # line items: asof.py
     rows_with_prev = (
         f"SELECT x.*, s.prev FROM {rows} x JOIN sessions s ON s.session = x.session"
         if fields.returns
