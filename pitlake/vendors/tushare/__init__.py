@@ -10,18 +10,10 @@ which redaction reads without loading the plugin (decision 54).
 
 from __future__ import annotations
 
-from typing import Any
+from pitlake.vendors import lazy_plugin
 
 # Environment variables holding this vendor's secrets (its token): the plugin's
 # `secret_env`, masked in every answer (`pitlake.serve.api.redact`).
 SECRET_ENV: tuple[str, ...] = ("TUSHARE_TOKEN", "TS_TOKEN")
 
-
-def __getattr__(name: str) -> Any:
-    """`PLUGIN`, imported from plugin.py on first use."""
-    if name == "PLUGIN":
-        from pitlake.vendors.tushare.plugin import PLUGIN
-
-        globals()["PLUGIN"] = PLUGIN
-        return PLUGIN
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_plugin(__name__)
