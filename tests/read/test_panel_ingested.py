@@ -22,7 +22,7 @@ from pitlake.lake.store import LakeStore
 from pitlake.read.lake import Lake
 from tests.lake.conftest import INGEST, bar, bj, canonical, factor, statement_row, write
 from tests.read.test_panel import AT, _cell, _plant_limits_and_factors, check_every_cell
-from tests.serve.api.lakebuild import NOW, SESSIONS, A, B, build_lake
+from tests.serve.api.lakebuild import CSI300, NOW, SESSIONS, A, B, build_lake
 
 LATE = INGEST + timedelta(days=1)  # the planted rows' ingestion; as_ingested=INGEST hides them
 E = "600000.SH"  # _plant_limits_and_factors' limit-up code
@@ -99,17 +99,41 @@ def test_rows_stored_after_as_ingested_stay_out(late_lake: Lake) -> None:
     assert empty.table.column("close").null_count == empty.table.num_rows > 0
 
 
+@pytest.mark.parametrize("by_symbol", [500, 0], ids=["walk", "symbol_gaps"])
 def test_a_session_stored_after_as_ingested_is_not_ready_as_the_read_says(
-    late_lake: Lake,
+    late_lake: Lake, by_symbol: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """K's only bar (06-05) stored late: the panel's status is the single-instant read's
-    (the stored-but-hidden rule of `scans.hidden_pairs`), not an OK null cell."""
+    (the stored-but-hidden rule of `scans.hidden_pairs`), not an OK null cell — judged by
+    the pair walk, and past `LEDGER_BY_SYMBOL` symbols by `symbol_gaps`."""
+    from pitlake.read.panel import truth
+
+    monkeypatch.setattr(truth, "LEDGER_BY_SYMBOL", by_symbol)
     day = SESSIONS[2]
     got = late_lake.panel(["close"], day, day, universe=[K], as_ingested=INGEST)
     read = late_lake.quotes(K, date=day, as_of=f"{day}T15:00+08:00", as_ingested=INGEST)
     assert got.status == read.status == "NOT_READY", (got.message, read.message)
     assert "stored, but public only after the as-of" in got.message
     assert late_lake.panel(["close"], day, day, universe=[K]).status == "OK"
+
+
+def test_before_every_ingestion_each_dataset_says_what_its_read_says(late_lake: Lake) -> None:
+    """as_ingested before the lake stored anything: per dataset the panel's gap is the
+    single-instant read's status at the row's cutoff (stored rows hidden: NOT_READY; no index
+    snapshot stored by then, its fetches OK: NO_DATA), never an OK null cell."""
+    day, before = SESSIONS[-1], "2025-01-01"
+    got = late_lake.panel(["close", "in_000300"], day, day, universe=[A], as_ingested=before)
+    cutoff = f"{day}T15:00+08:00"
+    reads = {
+        "quotes": late_lake.quotes(A, date=day, as_of=cutoff, as_ingested=before),
+        f"index_members {CSI300}": late_lake.index_members(
+            CSI300, date=day, as_of=cutoff, as_ingested=before
+        ),
+    }
+    for dataset, read in reads.items():
+        gaps = got.meta["datasets"][dataset].get("gaps", [])
+        assert {g["status"] for g in gaps} == {str(read.status)}, (dataset, gaps)
+    assert str(got.status) == "NOT_READY"
 
 
 @settings(
