@@ -70,7 +70,8 @@ def _versions(
                                ORDER BY known_at, ingested_at) AS next_known
         FROM {lake.reader.source(files, p)}
         WHERE known_at IS NOT NULL AND known_at <= {p.add(cap)}
-          AND {stored_by(p, as_ingested)} AND start_date <= {p.add(hi)} AND attribute IN ({listed})"""
+          AND {stored_by(p, as_ingested)} AND start_date <= {p.add(hi)}
+          AND attribute IN ({listed})"""
 
 
 # The version of a key chosen at the session's cutoff, starting by the session's day.

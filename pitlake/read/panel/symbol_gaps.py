@@ -23,7 +23,7 @@ import pyarrow as pa
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.read import gaps, scans
 from pitlake.read.cutoff import Ask
-from pitlake.read.engine import Params, col, stored_by
+from pitlake.read.engine import Params, col, first_shown
 from pitlake.read.status import Gap, LedgerView
 from pitlake.schemas import Dataset
 from pitlake.statuses import SUCCESSFUL_FETCH
@@ -96,7 +96,7 @@ def _runs(
     p = Params()
     if files:
         known = f"""SELECT symbol, {col(date_col)} AS d, min(known_at) AS first,
-              min(known_at) FILTER (WHERE {stored_by(p, as_ingested)}) AS shown
+              {first_shown(p, as_ingested)} AS shown
             FROM {lake.reader.source(files, p)}
             WHERE {col(date_col)} BETWEEN {p.add(days[0])} AND {p.add(days[-1])}
               AND symbol IN (SELECT symbol FROM panel_scopes) GROUP BY ALL"""

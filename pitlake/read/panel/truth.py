@@ -23,7 +23,7 @@ from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.read import gaps, scans
 from pitlake.read.cutoff import Ask
-from pitlake.read.engine import Params, col, stored_by
+from pitlake.read.engine import Params, col, first_shown, stored_by
 from pitlake.read.panel import symbol_gaps
 from pitlake.read.readers import snapshot_list, state
 from pitlake.read.status import (
@@ -163,7 +163,7 @@ def _first_known(
         scope = col("symbol") if symbols else p.add(WHOLE_MARKET)
         among = "AND symbol IN (SELECT scope FROM panel_scopes)" if symbols else ""
         known = f"""SELECT {scope} AS scope, {col(date_col)} AS d, min(known_at) AS first,
-              min(known_at) FILTER (WHERE {stored_by(p, as_ingested)}) AS shown
+              {first_shown(p, as_ingested)} AS shown
             FROM {lake.reader.source(files, p)}
             WHERE {col(date_col)} BETWEEN {p.add(sessions[0])} AND {p.add(sessions[-1])}
             {among} GROUP BY ALL"""
