@@ -19,7 +19,7 @@ EXIT_OK, EXIT_INVALID, EXIT_NOT_OK, EXIT_FAULT = 0, 2, 3, 4  # as commands/query
 PANEL_HELP = (
     "Write one row per (session, symbol in that session's universe), each cell what was "
     "known at that session's cutoff (--at, Beijing time; default the 15:00 close; --as-of "
-    "caps every row). FIELDS: comma-separated bars, valuation and statement items (x, x_q, "
+    "caps every row; --as-ingested hides rows stored after it). FIELDS: comma-separated bars, valuation and statement items (x, x_q, "
     "x_ttm, x_yoy). --universe: all (survivorship-free), an index code (000300.SH) or "
     "comma-separated symbols. Exit codes: 0 written; 2 invalid question; 4 the lake could "
     "not answer."
@@ -38,6 +38,10 @@ def panel(
         str, typer.Option("--at", help="Each session's cutoff time, e.g. 15:00, eod.")
     ] = "15:00",
     as_of: Annotated[str | None, typer.Option("--as-of", help="Cap on every cutoff.")] = None,
+    as_ingested: Annotated[
+        str | None,
+        typer.Option("--as-ingested", help="Hide rows stored after this instant (an audit)."),
+    ] = None,
     provenance: Annotated[
         bool, typer.Option("--provenance", help="Add each statement's report period and known_at.")
     ] = False,
@@ -61,7 +65,14 @@ def panel(
     try:
         with Lake(root) as lk:
             result = lk.panel(
-                fields, start, end, universe=asked, at=at, as_of=as_of, provenance=provenance
+                fields,
+                start,
+                end,
+                universe=asked,
+                at=at,
+                as_of=as_of,
+                provenance=provenance,
+                as_ingested=as_ingested,
             )
     except LakeError as e:
         typer.echo(str(e), err=True)

@@ -83,6 +83,22 @@ def visible_mask(table: pa.Table, cutoff: datetime, as_ingested: datetime | None
     return shown
 
 
+def stored_by(params: Params, as_ingested: datetime | None, alias: str = "") -> str:
+    """`visible`'s `as_ingested` half alone, a condition to AND onto a scan whose cutoff is
+    each row's own (the panel's joins on each session's cutoff): TRUE without an instant."""
+    if as_ingested is None:
+        return "TRUE"
+    return f"{alias + '.' if alias else ''}{ident('ingested_at')} <= {params.add(as_ingested)}"
+
+
+def first_shown(params: Params, as_ingested: datetime | None) -> str:
+    """The first known_at among the rows stored by `as_ingested` (an aggregate; all rows
+    without one): beside `min(known_at)`, a scan tells "stored, not shown" from "none"."""
+    if as_ingested is None:
+        return "min(known_at)"
+    return f"min(known_at) FILTER (WHERE {stored_by(params, as_ingested)})"
+
+
 def hidden(params: Params, cutoff: datetime, as_ingested: datetime | None) -> str:
     """Rows that exist but are not visible at this cutoff."""
     return "NOT (" + " AND ".join(visible(params, cutoff, as_ingested)) + ")"

@@ -557,15 +557,26 @@ class Lake:
         at: str = "15:00",
         as_of: Instant = None,
         provenance: bool = False,
+        as_ingested: Instant = None,
     ) -> Result:
         """One row per (session D in [start, end], symbol in D's universe as known at D's
         cutoff — D at `at`, Beijing; "open", "close", "eod" name 09:30, 15:00, 23:59:59.999999;
         capped by `as_of`): bars, valuation and statement line items (`x`, `x_q`, `x_ttm`,
         `x_yoy`) each from the versions known at that cutoff (pitlake.read.panel).
         `universe`: "all" (survivorship-free), an index code (its members on D) or symbols;
-        `provenance` adds each statement's report period and known_at used."""
+        `provenance` adds each statement's report period and known_at used; `as_ingested`
+        hides every row stored after that instant, as in the single-instant reads (the lake as
+        it was on that day)."""
         from pitlake.read.panel import panel
 
         return panel(
-            self, fields, start, end, universe=universe, at=at, as_of=as_of, provenance=provenance
+            self,
+            fields,
+            start,
+            end,
+            universe=universe,
+            at=at,
+            as_of=as_of,
+            provenance=provenance,
+            as_ingested=as_ingested,
         )

@@ -162,23 +162,47 @@ def _cutoff(day: str, at: str) -> datetime:
 )
 @given(day=st.sampled_from(SESSIONS), at=AT)
 def test_every_cell_equals_the_single_instant_read(panel_lake: Lake, day: str, at: str) -> None:
-    # the whole range in one panel: its connection holds the last session's versions, so a
-    # row that read past its own cutoff would show here
-    f = panel_lake.panel(
-        FIELDS + NEW_FIELDS, SESSIONS[0], SESSIONS[-1], at=at, provenance=True
-    ).to_pandas()
-    f = f[f.trade_date.astype(str) == day]
-    cutoff = _cutoff(day, at)
-    universe = panel_lake.universe(cutoff).to_pandas()
-    assert sorted(f.symbol) == sorted(universe.symbol)
-    _states_equal(panel_lake, f, universe, day)
-    _flags_equal(panel_lake, f, day, cutoff)
-    pools = {
-        kind: set(_frame(panel_lake.limits(day, kind=kind, as_of=cutoff)).get("symbol", []))
+    check_every_cell(panel_lake, day, at)
+
+
+def _pools(lake: Lake, day: str, cutoff: datetime, as_ingested: datetime | None) -> dict:
+    """Each pool's codes as `Lake.limits` derives them at the cutoff (it takes no
+    as_ingested: then its derivation, `market.session_pools`, at the same instants)."""
+    if as_ingested is None:
+        return {
+            kind: set(_frame(lake.limits(day, kind=kind, as_of=cutoff)).get("symbol", []))
+            for kind in ("up", "down", "broken")
+        }
+    from pitlake.read import market
+
+    found = market.session_pools(lake, date.fromisoformat(day), lake.ask(cutoff, as_ingested))
+    found = found[pd.to_datetime(found["trade_date"]) == pd.Timestamp(day)]
+    return {
+        kind: set(found.loc[found["pool"] == kind, "symbol"].astype(str))
         for kind in ("up", "down", "broken")
     }
+
+
+def check_every_cell(
+    panel_lake: Lake, day: str, at: str, as_ingested: datetime | None = None
+) -> None:
+    """Every cell of `day`'s rows equals the single-instant read at the row's cutoff, both
+    with the same `as_ingested`. The whole range in one panel: its connection holds the last
+    session's versions, so a row that read past its own cutoff would show here."""
+    stored = {"as_ingested": as_ingested}
+    r = panel_lake.panel(
+        FIELDS + NEW_FIELDS, SESSIONS[0], SESSIONS[-1], at=at, provenance=True, **stored
+    )
+    f = r.to_pandas() if r.table.num_rows else pd.DataFrame(columns=["trade_date", "symbol"])
+    f = f[f.trade_date.astype(str) == day]
+    cutoff = _cutoff(day, at)
+    universe = _frame(panel_lake.universe(cutoff, **stored))
+    assert sorted(f.symbol) == sorted(universe.get("symbol", []))
+    _states_equal(panel_lake, f, universe, day)
+    _flags_equal(panel_lake, f, day, cutoff, as_ingested)
+    pools = _pools(panel_lake, day, cutoff, as_ingested)
     for symbol in f.symbol:
-        bars = _frame(panel_lake.quotes(symbol, date=day, as_of=cutoff))
+        bars = _frame(panel_lake.quotes(symbol, date=day, as_of=cutoff, **stored))
         bars = bars[bars.trade_date.astype(str) == day]
         expect = bars.iloc[0]["close"] if len(bars) else None
         assert _cell(f, day, symbol, "close") == expect
@@ -188,11 +212,13 @@ def test_every_cell_equals_the_single_instant_read(panel_lake: Lake, day: str, a
             assert state == in_pool[0], symbol
         else:  # inside its limits, or a session without one (the hand test tells which)
             assert state in (("within", "no_limit") if len(bars) else (None,)), (symbol, state)
-        _return_equal(panel_lake, f, day, symbol, cutoff)
-        val = _frame(panel_lake.valuation(symbol, date=day, as_of=cutoff))
+        _return_equal(panel_lake, f, day, symbol, cutoff, as_ingested)
+        val = _frame(panel_lake.valuation(symbol, date=day, as_of=cutoff, **stored))
         val = val[val.trade_date.astype(str) == day]
         assert _cell(f, day, symbol, "pe") == (val.iloc[0]["pe"] if len(val) else None)
-        stmt = panel_lake.financials(symbol, as_of=cutoff, statement="income", latest_only=True)
+        stmt = panel_lake.financials(
+            symbol, as_of=cutoff, statement="income", latest_only=True, **stored
+        )
         s = _frame(stmt)
         s = s[s.report_type == "1"] if len(s) else s
         if len(s):
@@ -212,18 +238,22 @@ def _states_equal(lake: Lake, f, universe, day: str) -> None:
         assert _cell(f, day, row.symbol, "days_listed") == len(listed)
 
 
-def _flags_equal(lake: Lake, f, day: str, cutoff: datetime) -> None:
-    members = lake.index_members(CSI300, date=day, as_of=cutoff)
+def _flags_equal(lake: Lake, f, day: str, cutoff: datetime, as_ingested=None) -> None:
+    members = lake.index_members(CSI300, date=day, as_of=cutoff, as_ingested=as_ingested)
     known = set(members.to_pandas().symbol) if members.ok and members.meta["rows"] else None
     for symbol in f.symbol:
         flag = _cell(f, day, symbol, "in_000300")
         assert flag == (None if known is None else symbol in known), (symbol, known)
 
 
-def _return_equal(lake: Lake, f, day: str, symbol: str, cutoff: datetime) -> None:
+def _return_equal(lake: Lake, f, day: str, symbol: str, cutoff: datetime, as_ingested=None) -> None:
     """ret_1d against the qfq closes of the session and the one before, read at the cutoff."""
     prev = lake.trading_calendar.previous_session(day)
-    q = _frame(lake.quotes(symbol, start=prev, end=day, adjust="qfq", as_of=cutoff))
+    q = _frame(
+        lake.quotes(
+            symbol, start=prev, end=day, adjust="qfq", as_of=cutoff, as_ingested=as_ingested
+        )
+    )
     closes = dict(zip(q.trade_date.astype(str), q.close, strict=True)) if len(q) else {}
     got = _cell(f, day, symbol, "ret_1d")
     if day in closes and str(prev) in closes:

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from pitlake import limit_rows, limits
 from pitlake.limit_rules import LISTING_LOOKBACK
-from pitlake.read.engine import Params
+from pitlake.read.engine import Params, stored_by
 from pitlake.read.issue_prices import issue_prices
 from pitlake.read.panel import master_facts
 from pitlake.schemas import limit_prices, quotes
@@ -35,11 +35,15 @@ BAR_COLUMNS = ("symbol", "high", "close", "pre_close", "volume")
 
 
 def classified(
-    lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]
+    lake: Lake,
+    days: list[date],
+    cutoff_of: Callable[[date], datetime],
+    as_ingested: datetime | None = None,
 ) -> Iterator[tuple[pd.DataFrame, list[date]]]:
     """Per year of `days` (one year's join at a time: bounded memory), (session, symbol,
-    pool, limit_state) of every bar public at its session's cutoff, and the sessions left to
-    the per-session derivation."""
+    pool, limit_state) of every bar public at its session's cutoff (and stored by
+    `as_ingested`: every scan's rows), and the sessions left to the per-session
+    derivation."""
     from pitlake.read.market import LADDER_SESSIONS
 
     back = LADDER_SESSIONS + LISTING_LOOKBACK
@@ -56,10 +60,10 @@ def classified(
         lookback = [cal[max(index[d] - back, 0)] for d in chosen]
         cutoffs = [cutoff_of(d) for d in chosen]
         table = master_facts.days_table(chosen, chosen, cutoffs, lookback)
-        yield _year(lake, table, pa.table({"day": pa.array(cal, pa.date32())}))
+        yield _year(lake, table, pa.table({"day": pa.array(cal, pa.date32())}), as_ingested)
 
 
-def _bars(lake: Lake, table: pa.Table) -> pa.Table:
+def _bars(lake: Lake, table: pa.Table, as_ingested: datetime | None) -> pa.Table:
     """Each session's bars (the newest version known by its cutoff) with the published
     limit prices known then, in one query."""
     p = Params()
@@ -71,8 +75,9 @@ def _bars(lake: Lake, table: pa.Table) -> pa.Table:
     cols = ", ".join(f"q.{c}" for c in BAR_COLUMNS)
     if sources[0] is None:
         return pa.table({"session": pa.array([], pa.date32())})
+    stored = stored_by(p, as_ingested, "x")
     newest = (
-        "QUALIFY row_number() OVER (PARTITION BY x.symbol, x.trade_date "
+        f"AND {stored} QUALIFY row_number() OVER (PARTITION BY x.symbol, x.trade_date "
         "ORDER BY x.known_at DESC, x.ingested_at DESC) = 1"
     )
     published = (
@@ -94,18 +99,20 @@ def _bars(lake: Lake, table: pa.Table) -> pa.Table:
     )
 
 
-def _year(lake: Lake, table: pa.Table, calendar: pa.Table) -> tuple[pd.DataFrame, list[date]]:
+def _year(
+    lake: Lake, table: pa.Table, calendar: pa.Table, as_ingested: datetime | None
+) -> tuple[pd.DataFrame, list[date]]:
     sessions = table.column("session").to_pylist()
-    found = master_facts.has_master(lake, table)
+    found = master_facts.has_master(lake, table, as_ingested)
     if not any(found):
         return pd.DataFrame(), sessions
-    bars = _bars(lake, table)
+    bars = _bars(lake, table, as_ingested)
     if not bars.num_rows:
         return pd.DataFrame(), []
     has_pre = pc.fill_null(pc.greater(bars.column("pre_close"), 0.0), False)
     left = set(pc.unique(bars.filter(pc.invert(has_pre)).column("session")).to_pylist())
     left |= {d for d, ok in zip(sessions, found, strict=True) if not ok}
-    facts = master_facts.limit_facts(lake, table, calendar)
+    facts = master_facts.limit_facts(lake, table, calendar, as_ingested)
     if facts is None:
         return pd.DataFrame(), sessions
     if left:
@@ -113,7 +120,7 @@ def _year(lake: Lake, table: pa.Table, calendar: pa.Table) -> tuple[pd.DataFrame
         bars = bars.filter(pc.invert(gone))
     frame = _joined(lake, bars, facts)
     cutoffs = dict(zip(sessions, table.column("cutoff").to_pylist(), strict=True))
-    return _classify(lake, frame, cutoffs), sorted(left)
+    return _classify(lake, frame, cutoffs, as_ingested), sorted(left)
 
 
 def _joined(lake: Lake, bars: pa.Table, facts: pa.Table) -> pd.DataFrame:
@@ -132,7 +139,9 @@ def _day(values: pd.Series) -> np.ndarray:
     return pd.to_datetime(values).to_numpy().astype("datetime64[D]")
 
 
-def _classify(lake: Lake, frame: pd.DataFrame, cutoffs: dict[date, datetime]) -> pd.DataFrame:
+def _classify(
+    lake: Lake, frame: pd.DataFrame, cutoffs: dict[date, datetime], as_ingested: datetime | None
+) -> pd.DataFrame:
     """The rows' regimes from their facts, then `limits.classified` (pool, limit_state)."""
     if frame.empty:
         return pd.DataFrame(columns=["session", "symbol", "pool", "limit_state"])
@@ -147,7 +156,7 @@ def _classify(lake: Lake, frame: pd.DataFrame, cutoffs: dict[date, datetime]) ->
         _day(frame["delisting"]),
         frame["unsure"].to_numpy(dtype=bool),
     )
-    issue = _issue_prices(lake, frame, regime.on_issue, cutoffs)
+    issue = _issue_prices(lake, frame, regime.on_issue, cutoffs, as_ingested)
     given = (
         frame["up_limit"].to_numpy(dtype="float64", na_value=np.nan),
         frame["down_limit"].to_numpy(dtype="float64", na_value=np.nan),
@@ -165,7 +174,11 @@ def _classify(lake: Lake, frame: pd.DataFrame, cutoffs: dict[date, datetime]) ->
 
 
 def _issue_prices(
-    lake: Lake, frame: pd.DataFrame, on_issue: np.ndarray, cutoffs: dict[date, datetime]
+    lake: Lake,
+    frame: pd.DataFrame,
+    on_issue: np.ndarray,
+    cutoffs: dict[date, datetime],
+    as_ingested: datetime | None,
 ) -> np.ndarray | None:
     """Per row on an approval-regime first day, its issue price as known at its session's
     cutoff (`issue_prices`, asked per session: such rows are a handful); None when none is."""
@@ -183,6 +196,7 @@ def _issue_prices(
                 strict=True,
             )
         )
-        known = issue_prices(lake.store, lake.reader, firsts, cutoffs[d].astimezone(timezone.utc))
+        cutoff = cutoffs[d].astimezone(timezone.utc)
+        known = issue_prices(lake.store, lake.reader, firsts, cutoff, as_ingested)
         price[at] = [known.get(s, np.nan) for s in frame["symbol"].iloc[at]]
     return np.where(on_issue, price, np.nan)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from pitlake.limit_rules import SZSE_DELISTING_SINCE
-from pitlake.read.engine import Params
+from pitlake.read.engine import Params, stored_by
 from pitlake.schemas import securities
 
 if TYPE_CHECKING:
@@ -49,10 +49,17 @@ def days_table(
     return pa.table(cols)
 
 
-def _versions(lake: Lake, p: Params, attributes: tuple[str, ...], cap: datetime, hi: date) -> str:
-    """The master's versions (known_at not NULL, known by `cap`, starting by `hi`) of the
-    attributes, each with the instant the next version of its key became known (NULL: none
-    by `cap`), or None without a master."""
+def _versions(
+    lake: Lake,
+    p: Params,
+    attributes: tuple[str, ...],
+    cap: datetime,
+    hi: date,
+    as_ingested: datetime | None = None,
+) -> str:
+    """The master's versions (known_at not NULL, known by `cap`, stored by `as_ingested`,
+    starting by `hi`) of the attributes, each with the instant the next version of its key
+    became known (NULL: none by `cap`), or None without a master."""
     files = lake.store.files(SPEC.name, list(attributes))
     if not files:
         return ""
@@ -63,7 +70,8 @@ def _versions(lake: Lake, p: Params, attributes: tuple[str, ...], cap: datetime,
                                ORDER BY known_at, ingested_at) AS next_known
         FROM {lake.reader.source(files, p)}
         WHERE known_at IS NOT NULL AND known_at <= {p.add(cap)}
-          AND start_date <= {p.add(hi)} AND attribute IN ({listed})"""
+          AND {stored_by(p, as_ingested)} AND start_date <= {p.add(hi)}
+          AND attribute IN ({listed})"""
 
 
 # The version of a key chosen at the session's cutoff, starting by the session's day.
@@ -71,7 +79,7 @@ _CHOSEN = """v.start_date <= s.day AND v.known_at <= s.cutoff
     AND (v.next_known IS NULL OR v.next_known > s.cutoff)"""
 
 
-def states(lake: Lake, days: pa.Table) -> pa.Table:
+def states(lake: Lake, days: pa.Table, as_ingested: datetime | None = None) -> pa.Table:
     """(session, symbol, is_st, is_suspended, list_date) of every code listed on each
     session's `day` (`universe_at`: a listing in force, the latest starting one's first
     trading day; ST and suspended when a row of that attribute is in force), from the
@@ -79,7 +87,7 @@ def states(lake: Lake, days: pa.Table) -> pa.Table:
     p = Params()
     cap = max(days.column("cutoff").to_pylist())
     versions = _versions(
-        lake, p, (LISTING, ST, SUSPENSION), cap, max(days.column("day").to_pylist())
+        lake, p, (LISTING, ST, SUSPENSION), cap, max(days.column("day").to_pylist()), as_ingested
     )
     empty = pa.schema(
         [
@@ -107,7 +115,9 @@ def states(lake: Lake, days: pa.Table) -> pa.Table:
     ).cast(empty)
 
 
-def limit_facts(lake: Lake, days: pa.Table, sessions: pa.Table) -> pa.Table | None:
+def limit_facts(
+    lake: Lake, days: pa.Table, sessions: pa.Table, as_ingested: datetime | None = None
+) -> pa.Table | None:
     """Per (session, symbol) with a code listed or named around it, what the regime needs as
     `market.universe_facts` finds it at the session's cutoff (`gate_states`,
     `delisting_periods` over the session's window, whose first day is `lookback`): ST that
@@ -119,7 +129,8 @@ def limit_facts(lake: Lake, days: pa.Table, sessions: pa.Table) -> pa.Table | No
     without a master."""
     p = Params()
     cap = max(days.column("cutoff").to_pylist())
-    versions = _versions(lake, p, (LISTING, ST, NAME), cap, max(days.column("day").to_pylist()))
+    hi = max(days.column("day").to_pylist())
+    versions = _versions(lake, p, (LISTING, ST, NAME), cap, hi, as_ingested)
     if not versions:
         return None
     listing, st, name = p.add(LISTING), p.add(ST), p.add(NAME)
@@ -159,7 +170,7 @@ def limit_facts(lake: Lake, days: pa.Table, sessions: pa.Table) -> pa.Table | No
     )
 
 
-def has_master(lake: Lake, days: pa.Table) -> list[bool]:
+def has_master(lake: Lake, days: pa.Table, as_ingested: datetime | None = None) -> list[bool]:
     """Per session, whether `universe_facts` finds a master at its cutoff (a version of a
     gate partition starting by the session, known by the cutoff): without, the market falls
     back to the names the lake holds (`st_symbols`)."""
@@ -171,7 +182,8 @@ def has_master(lake: Lake, days: pa.Table) -> list[bool]:
     p = Params()
     found = lake.reader.table(
         f"""SELECT s.session, EXISTS (SELECT 1 FROM {lake.reader.source(files, p)}
-              WHERE t.start_date <= s.day AND t.known_at <= s.cutoff) AS found
+              WHERE t.start_date <= s.day AND t.known_at <= s.cutoff
+                AND {stored_by(p, as_ingested, "t")}) AS found
             FROM panel_days s""",
         p,
         tables={"panel_days": days},

@@ -52,6 +52,7 @@ class Question:
     universe: str | list[str]  # "all", an index code, or symbols
     cap: datetime  # the as_of (or now) every cutoff is capped by, aware
     provenance: bool
+    as_ingested: datetime | None = None  # rows stored after it hidden from every scan
 
 
 def parse_at(at: object) -> time:
@@ -92,6 +93,7 @@ def question(
     at: object,
     as_of: object,
     provenance: bool,
+    as_ingested: object = None,
 ) -> Question:
     """The checked question (InvalidArgumentsError on any bad part, before any file)."""
     checked = panel_fields.parse(fields)
@@ -105,14 +107,28 @@ def question(
         sessions = lake.trading_calendar.sessions_between(lo, hi)
     except ValueError as e:
         raise InvalidArgumentsError(str(e)) from None
+    ask = _ask(lake, as_of, as_ingested)
     return Question(
         fields=checked,
         sessions=sessions,
         at=parse_at(at),
         universe=parse_universe(universe),
-        cap=lake.ask(as_of).cutoff,
+        cap=ask.cutoff,
         provenance=bool(provenance),
+        as_ingested=ask.as_ingested,
     )
+
+
+def _ask(lake: Lake, as_of: object, as_ingested: object) -> Ask:
+    """The panel's instants as every read takes them (`Lake.ask`: the pin clamps as_of, not
+    as_ingested), a bad as_ingested named as such (`parse_cutoff` says "as_of" of both)."""
+    ask = lake.ask(as_of)
+    if as_ingested is None:
+        return ask
+    try:
+        return lake.ask(as_of, as_ingested)
+    except InvalidArgumentsError as e:
+        raise InvalidArgumentsError(f"as_ingested: {e}") from None
 
 
 def cutoff_of(q: Question, day: date) -> datetime:
@@ -149,9 +165,10 @@ def _relations(q: Question) -> set[str]:
 
 
 def _connection(
-    lake: Lake, cap: datetime, relations: set[str]
+    lake: Lake, cap: datetime, relations: set[str], as_ingested: datetime | None = None
 ) -> tuple[duckdb.DuckDBPyConnection, dict[str, str]]:
-    """A connection on which `<dataset>_versions` hold the versions known by `cap`, and the
+    """A connection on which `<dataset>_versions` hold the versions known by `cap` (and
+    stored by `as_ingested`, when given), and the
     text each relation name stands for in the panel's SQL (`_bound`). Over a local lake, a
     scan of the files with `read_parquet` written into each statement (the panel's own SQL,
     so no sandbox is needed, and DuckDB's own scan pushes the filters down: about half the
@@ -159,9 +176,15 @@ def _connection(
     every file's schema once more (~3 ms of a 50-symbol panel). Over object storage, the
     point-in-time connection's own relations."""
     if lake.store.remote:
-        return sql.connect(lake.store, cap, only=relations), {}
+        return sql.connect(lake.store, cap, as_ingested, only=relations), {}
     con = lake.reader.cursor()  # temp tables and registrations are the cursor's own
-    at = cap.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f+00")
+
+    def instant(t: datetime) -> str:
+        return "TIMESTAMPTZ '" + t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f+00'")
+
+    where = f"known_at <= {instant(cap)}"
+    if as_ingested is not None:
+        where += f" AND ingested_at <= {instant(as_ingested)}"
     sources: dict[str, str] = {}
     for relation in sorted(relations):
         name = relation.removesuffix("_versions")
@@ -171,8 +194,7 @@ def _connection(
             continue
         listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
         sources[relation] = (
-            f"(SELECT * FROM read_parquet({listed}, union_by_name = true) "
-            f"WHERE known_at <= TIMESTAMPTZ '{at}')"
+            f"(SELECT * FROM read_parquet({listed}, union_by_name = true) WHERE {where})"
         )
     return con, sources
 
@@ -258,9 +280,13 @@ def _chunk_tables(lake: Lake, q: Question, days: list[date]) -> dict[str, pa.Tab
     """The tables one year's statement joins besides the versions (panel_sql)."""
     out: dict[str, pa.Table] = {}
     if q.fields.states:
-        out["panel_states"] = session_facts.states(lake, days, lambda d: cutoff_of(q, d))
+        out["panel_states"] = session_facts.states(
+            lake, days, lambda d: cutoff_of(q, d), q.as_ingested
+        )
     if q.fields.limit:
-        out["panel_limits"] = session_facts.limits(lake, days, lambda d: cutoff_of(q, d))
+        out["panel_limits"] = session_facts.limits(
+            lake, days, lambda d: cutoff_of(q, d), q.as_ingested
+        )
     if q.fields.returns:
         out["factor_fetched"] = session_facts.factor_fetched(lake, days[0], days[-1])
     return out
@@ -281,7 +307,7 @@ def answer(lake: Lake, q: Question) -> Result:
     without: dict[str, list[str]] = {}
     if q.sessions:
         last_cutoff = cutoff_of(q, q.sessions[-1])
-        con, sources = _connection(lake, last_cutoff, _relations(q))
+        con, sources = _connection(lake, last_cutoff, _relations(q), q.as_ingested)
         try:
             given = None if isinstance(q.universe, str) else list(q.universe)
             if given is not None:  # a table, not a literal list: 5,000 symbols plan fast
@@ -338,7 +364,7 @@ def judge(lake: Lake, q: Question, without: dict[str, list[str]]) -> list[truth.
     if not q.sessions:
         return []
     cutoffs = {d: cutoff_of(q, d) for d in q.sessions}
-    ask = Ask(cutoffs[q.sessions[-1]], None, False)
+    ask = Ask(cutoffs[q.sessions[-1]], q.as_ingested, False)  # it hides rows, not the ledger
     given = None if isinstance(q.universe, str) else list(q.universe)
     out: list[truth.Judged] = []
     if q.universe == "all" or q.fields.states:
@@ -348,7 +374,9 @@ def judge(lake: Lake, q: Question, without: dict[str, list[str]]) -> list[truth.
         indices.insert(0, q.universe)
     for code in dict.fromkeys(indices):
         out.append(
-            truth.members(lake, index_members.SCHEMA, code, q.sessions, cutoffs, q.cap.date())
+            truth.members(
+                lake, index_members.SCHEMA, code, q.sessions, cutoffs, q.cap.date(), q.as_ingested
+            )
         )
     trade_dated = (
         (quotes.SCHEMA, bool(q.fields.bars or q.fields.returns or q.fields.limit)),
@@ -380,6 +408,8 @@ def _result(q: Question, table: pa.Table, judged: list[truth.Judged]) -> Result:
         "cutoff_last": iso_beijing(cutoff_of(q, last)) if last else None,
         **ledger_meta,
     }
+    if q.as_ingested is not None:
+        meta["as_ingested"] = iso_beijing(q.as_ingested)
     empty = "" if table.num_rows else "no rows: no session or no security in the universe."
     return Result(
         status=status,
@@ -404,9 +434,10 @@ def panel(
     at: str = "15:00",
     as_of: object = None,
     provenance: bool = False,
+    as_ingested: object = None,
 ) -> Result:
     try:
-        q = question(lake, fields, start, end, universe, at, as_of, provenance)
+        q = question(lake, fields, start, end, universe, at, as_of, provenance, as_ingested)
     except InvalidArgumentsError as e:
         return invalid(e)
     _ = lake.catalog  # no catalog: NotALakeError, as every read raises

@@ -44,9 +44,15 @@ _LIMIT_SCHEMA = pa.schema(
 )
 
 
-def states(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) -> pa.Table:
+def states(
+    lake: Lake,
+    days: list[date],
+    cutoff_of: Callable[[date], datetime],
+    as_ingested: datetime | None = None,
+) -> pa.Table:
     """(session, symbol, is_st, is_suspended, days_listed) of every code `Lake.universe`
-    lists at each session's cutoff (its day: the cutoff's, as that read answers), from the
+    lists at each session's cutoff (its day: the cutoff's, as that read answers; rows
+    stored after `as_ingested` hidden), from the
     master's versions in one pass (`master_facts.states`, the cells `state.rows_by` + the
     state view give per session). days_listed: the XSHG sessions from the code's first
     trading day to the session (1 on that day)."""
@@ -55,7 +61,9 @@ def states(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) 
         chosen = [d for d in days if d.year == year]
         cutoffs = [cutoff_of(d) for d in chosen]
         found = master_facts.states(
-            lake, master_facts.days_table(chosen, [c.date() for c in cutoffs], cutoffs)
+            lake,
+            master_facts.days_table(chosen, [c.date() for c in cutoffs], cutoffs),
+            as_ingested,
         )
         if not found.num_rows:
             continue
@@ -86,20 +94,25 @@ def _sessions_since(
     return pd.arrays.IntegerArray(count.astype("int64"), ~known)
 
 
-def limits(lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]) -> pa.Table:
+def limits(
+    lake: Lake,
+    days: list[date],
+    cutoff_of: Callable[[date], datetime],
+    as_ingested: datetime | None = None,
+) -> pa.Table:
     """(session, symbol, limit_state) of every bar `Lake.limits` classifies at each session's
-    cutoff: its pool (up, down, broken), WITHIN its limits, NO_LIMIT on a session without
+    cutoff (rows stored after `as_ingested` hidden): its pool (up, down, broken), WITHIN its limits, NO_LIMIT on a session without
     one, null where its limit is unknown (classify's limit_state). One pass over the
     sessions (`limit_facts`), the per-session derivation where it cannot give the same
     cells (`session_limits`)."""
     if not days:
         return _LIMIT_SCHEMA.empty_table()
     tables, left = [], []
-    for found, more in limit_facts.classified(lake, days, cutoff_of):
+    for found, more in limit_facts.classified(lake, days, cutoff_of, as_ingested):
         if len(found):
             tables.append(_limit_cells(found))
         left += more
-    tables += [_limit_cells(f) for f in session_limits(lake, left, cutoff_of)]
+    tables += [_limit_cells(f) for f in session_limits(lake, left, cutoff_of, as_ingested)]
     if not tables:
         return _LIMIT_SCHEMA.empty_table()
     out = pa.concat_tables(tables)
@@ -135,7 +148,10 @@ def _limit_cells(pools: pd.DataFrame) -> pa.Table:
 
 
 def session_limits(
-    lake: Lake, days: list[date], cutoff_of: Callable[[date], datetime]
+    lake: Lake,
+    days: list[date],
+    cutoff_of: Callable[[date], datetime],
+    as_ingested: datetime | None = None,
 ) -> list[pd.DataFrame]:
     """`market.session_pools` at each session's cutoff, with its session: the derivation
     `Lake.limits` uses, once per session (the one pass's fallback, and its oracle)."""
@@ -143,7 +159,7 @@ def session_limits(
 
     out = []
     for d in days:
-        pools = market.session_pools(lake, d, Ask(cutoff_of(d), None, False))
+        pools = market.session_pools(lake, d, Ask(cutoff_of(d), as_ingested, False))
         if not pools.empty:
             out.append(pools.assign(session=d))
     return out

@@ -23,7 +23,7 @@ import pyarrow as pa
 from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.read import gaps, scans
 from pitlake.read.cutoff import Ask
-from pitlake.read.engine import Params, col
+from pitlake.read.engine import Params, col, first_shown
 from pitlake.read.status import Gap, LedgerView
 from pitlake.schemas import Dataset
 from pitlake.statuses import SUCCESSFUL_FETCH
@@ -77,23 +77,34 @@ def given_gaps(
                 "pos": pa.array([position[d] for d in days], pa.int64()),
             }
         )
-        runs += _runs(lake, schema, days, tables)
+        runs += _runs(lake, schema, days, tables, ask.as_ingested)
     return [_judged(lake, schema, run, ledger, ask) for run in _joined(runs)]
 
 
-def _runs(lake: Lake, schema: Dataset, days: list[date], tables: dict[str, pa.Table]) -> list[Run]:
-    """One year's runs: the anti-join, the ledger look-up and the islands, in one query."""
+def _runs(
+    lake: Lake,
+    schema: Dataset,
+    days: list[date],
+    tables: dict[str, pa.Table],
+    as_ingested: datetime | None = None,
+) -> list[Run]:
+    """One year's runs: the anti-join, the ledger look-up and the islands, in one query
+    (a row stored after `as_ingested` is not public, but stored: hidden, as in truth.py)."""
     date_col = schema.date_column
     assert date_col is not None
     files = lake.store.files(schema.name, scans.years(days[0], days[-1]))
     p = Params()
     if files:
-        known = f"""SELECT symbol, {col(date_col)} AS d, min(known_at) AS first
+        known = f"""SELECT symbol, {col(date_col)} AS d, min(known_at) AS first,
+              {first_shown(p, as_ingested)} AS shown
             FROM {lake.reader.source(files, p)}
             WHERE {col(date_col)} BETWEEN {p.add(days[0])} AND {p.add(days[-1])}
               AND symbol IN (SELECT symbol FROM panel_scopes) GROUP BY ALL"""
     else:
-        known = "SELECT NULL::VARCHAR AS symbol, NULL::DATE AS d, NULL::TIMESTAMPTZ AS first"
+        known = (
+            "SELECT NULL::VARCHAR AS symbol, NULL::DATE AS d, NULL::TIMESTAMPTZ AS first, "
+            "NULL::TIMESTAMPTZ AS shown"
+        )
     ok = ", ".join(p.add(v) for v in sorted(s.value for s in SUCCESSFUL_FETCH))
     found = lake.reader.table(
         f"""WITH known AS ({known}),
@@ -101,7 +112,7 @@ def _runs(lake: Lake, schema: Dataset, days: list[date], tables: dict[str, pa.Ta
           SELECT a.symbol, s.session, s.pos, k.first IS NOT NULL AS hidden
           FROM panel_days s CROSS JOIN panel_scopes a
           LEFT JOIN known k ON k.symbol = a.symbol AND k.d = s.session
-          WHERE k.first IS NULL OR k.first > s.cutoff),
+          WHERE k.shown IS NULL OR k.shown > s.cutoff),
         judged AS (
           SELECT m.symbol, m.session, m.pos,
             CASE WHEN m.hidden THEN {p.add(HIDDEN)}

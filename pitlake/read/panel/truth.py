@@ -23,7 +23,7 @@ from pitlake.lake.catalog import WHOLE_MARKET
 from pitlake.lake.catalog_values import LedgerEntry
 from pitlake.read import gaps, scans
 from pitlake.read.cutoff import Ask
-from pitlake.read.engine import Params, col
+from pitlake.read.engine import Params, col, first_shown, stored_by
 from pitlake.read.panel import symbol_gaps
 from pitlake.read.readers import snapshot_list, state
 from pitlake.read.status import (
@@ -101,7 +101,13 @@ def trade_dated(
         found
         for year in sorted({d.year for d in sessions})
         for found in _first_known(
-            lake, schema, [d for d in sessions if d.year == year], cutoffs, scopes, symbols
+            lake,
+            schema,
+            [d for d in sessions if d.year == year],
+            cutoffs,
+            scopes,
+            symbols,
+            ask.as_ingested,
         )
     ]
     first_known.sort(key=lambda x: (x[0], x[1]))  # by scope, then session
@@ -133,9 +139,12 @@ def _first_known(
     cutoffs: dict[date, datetime],
     scopes: list[str],
     symbols: list[str] | None,
+    as_ingested: datetime | None = None,
 ) -> list[tuple[str, date, datetime | None]]:
     """(scope, session, its first stored known_at or None) of the pairs with no row public
-    by the session's cutoff, by scope then session: one aggregate over the stored rows."""
+    by the session's cutoff (and stored by `as_ingested`), by scope then session: one
+    aggregate over the stored rows. A stored row hidden by either is "stored, but public
+    later", as `scans.hidden_pairs` says for a single-instant read."""
     date_col = schema.date_column
     assert date_col is not None
     asked = pa.table(
@@ -153,17 +162,21 @@ def _first_known(
     if files:
         scope = col("symbol") if symbols else p.add(WHOLE_MARKET)
         among = "AND symbol IN (SELECT scope FROM panel_scopes)" if symbols else ""
-        known = f"""SELECT {scope} AS scope, {col(date_col)} AS d, min(known_at) AS first
+        known = f"""SELECT {scope} AS scope, {col(date_col)} AS d, min(known_at) AS first,
+              {first_shown(p, as_ingested)} AS shown
             FROM {lake.reader.source(files, p)}
             WHERE {col(date_col)} BETWEEN {p.add(sessions[0])} AND {p.add(sessions[-1])}
             {among} GROUP BY ALL"""
     else:
-        known = "SELECT NULL::VARCHAR AS scope, NULL::DATE AS d, NULL::TIMESTAMPTZ AS first"
+        known = (
+            "SELECT NULL::VARCHAR AS scope, NULL::DATE AS d, NULL::TIMESTAMPTZ AS first, "
+            "NULL::TIMESTAMPTZ AS shown"
+        )
     found = lake.reader.table(
         f"""WITH known AS ({known})
         SELECT c.scope, s.session, k.first FROM panel_scopes c CROSS JOIN panel_sessions s
         LEFT JOIN known k ON k.scope = c.scope AND k.d = s.session
-        WHERE k.first IS NULL OR k.first > s.cutoff ORDER BY c.scope, s.session""",
+        WHERE k.shown IS NULL OR k.shown > s.cutoff ORDER BY c.scope, s.session""",
         p,
         tables={"panel_sessions": asked, "panel_scopes": scope_table},
     )
@@ -202,12 +215,14 @@ def members(
     sessions: list[date],
     cutoffs: dict[date, datetime],
     cap_day: date,
+    as_ingested: datetime | None = None,
 ) -> Judged:
     """The index's constituents on each session, as `Lake.index_members(date=D)` at D's
     cutoff judges them: the failed fetches since the snapshot answered, UNKNOWN when none
     was ever fetched by D, NO_DATA when the fetches succeeded without a snapshot, and
-    NOT_READY for a session after the as-of."""
-    snapshots = _snapshots(lake, spec, index)
+    NOT_READY for a session after the as-of. Snapshots stored after `as_ingested` are not
+    there (the ledger is read whole, as every read reads it)."""
+    snapshots = _snapshots(lake, spec, index, as_ingested)
     entries = lake.catalog.ledger_entries(spec.name, end=min(sessions[-1], cap_day))
     dates = [e.date_key for e in entries]
     found: list[Gap] = []
@@ -232,8 +247,10 @@ def members(
     return Judged(f"{spec.name} {index}", found, [g.entry for g in found])
 
 
-def _snapshots(lake: Lake, spec: Dataset, index: str) -> list[tuple[date, datetime]]:
-    """(snapshot date, its first known_at) of the index's stored snapshots."""
+def _snapshots(
+    lake: Lake, spec: Dataset, index: str, as_ingested: datetime | None = None
+) -> list[tuple[date, datetime]]:
+    """(snapshot date, its first known_at) of the index's snapshots stored by `as_ingested`."""
     files = lake.store.files(spec.name)
     if not files:
         return []
@@ -241,7 +258,7 @@ def _snapshots(lake: Lake, spec: Dataset, index: str) -> list[tuple[date, dateti
     p = Params()
     rows = lake.reader.rows(
         f"SELECT {col(date_col)}, min(known_at) FROM {lake.reader.source(files, p)} "  # type: ignore[arg-type]
-        f"WHERE {col(owner)} = {p.add(index)} GROUP BY 1",
+        f"WHERE {col(owner)} = {p.add(index)} AND {stored_by(p, as_ingested, 't')} GROUP BY 1",
         p,
     )
     return [(d, k if k.tzinfo else k.replace(tzinfo=timezone.utc)) for d, k in rows]

@@ -1,8 +1,8 @@
 """POST /v1/panel: `Lake.panel` over HTTP, the question in a JSON body (issue 29).
 
-The body is the panel's question (fields, start, end, universe, at, as_of, provenance), each
-part checked by `Lake.panel` itself (a bad field, date, time or universe is a 400
-INVALID_ARGUMENTS envelope naming it). The answer is one table: an Arrow IPC stream or a
+The body is the panel's question (fields, start, end, universe, at, as_of, provenance,
+as_ingested), each part checked by `Lake.panel` itself (a bad field, date, time, instant or
+universe is a 400 INVALID_ARGUMENTS envelope naming it). The answer is one table: an Arrow IPC stream or a
 Parquet file for `Accept: application/vnd.apache.arrow.stream` / `…parquet` or
 `?format=arrow|parquet` (the envelope in X-Pitlake-* headers and the schema metadata, as every
 data path: formats.py), else the JSON envelope with the rows in `data`.
@@ -92,6 +92,12 @@ class PanelRequest(BaseModel):
     provenance: bool = Field(
         default=False, description="Add each statement's report period and known_at used."
     )
+    as_ingested: str | None = Field(
+        default=None,
+        max_length=MAX_TEXT,
+        description="Hide every row stored after this instant (the lake as it was then; "
+        "the pin clamps as_of, not this).",
+    )
 
 
 def _span_refusal(start: str, end: str) -> str | None:
@@ -128,6 +134,7 @@ def _read(body: PanelRequest) -> Any:
                 at=body.at,
                 as_of=as_of,
                 provenance=body.provenance,
+                as_ingested=body.as_ingested,
             )
         finally:
             slots.release()

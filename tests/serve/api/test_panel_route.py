@@ -101,6 +101,23 @@ def test_parquet_and_json_carry_the_same_panel(client: TestClient, lake_dir: Pat
     assert {d["income_report_period"] for d in a_rows} == {"2025-03-31"}
 
 
+def test_as_ingested_hides_what_was_stored_after_it(client: TestClient, lake_dir: Path) -> None:
+    """The body's as_ingested is `Lake.panel`'s: every row the lake stored after it hidden
+    (this lake stored everything at 06-20 18:00), and the envelope says it."""
+    before = "2025-06-20T17:00:00+08:00"
+    ask = {**ASK, "universe": [A, B], "as_ingested": before}
+    r = client.post("/v1/panel?format=arrow", json=ask)
+    assert r.status_code == 200, r.text
+    got = from_arrow(r.content).replace_schema_metadata(None)
+    want = lake_panel(lake_dir, universe=[A, B], as_ingested=before)
+    assert got.equals(want.replace_schema_metadata(None))
+    assert got.num_rows > 0 and got["close"].null_count == got.num_rows
+    assert not got.equals(lake_panel(lake_dir, universe=[A, B]).replace_schema_metadata(None))
+    body = client.post("/v1/panel", json=ask).json()
+    assert body["meta"]["as_ingested"] == before
+    assert body["status"] == str(lake_result(lake_dir, universe=[A, B], as_ingested=before).status)
+
+
 @pytest.mark.parametrize(
     ("change", "code", "says"),
     [
@@ -112,6 +129,8 @@ def test_parquet_and_json_carry_the_same_panel(client: TestClient, lake_dir: Pat
         ({"universe": ["600519.SH", "not-a-symbol"]}, 400, "not-a-symbol"),
         ({"at": "25:00"}, 400, "bad at"),
         ({"as_of": "soon"}, 400, "as_of"),
+        ({"as_ingested": "soon"}, 400, "as_ingested"),
+        ({"as_ingested": "2025-02-30"}, 400, "as_ingested"),
         ({"start": "2015-01-01"}, 400, "at most 1,830 days"),
         ({"fields": 3}, 422, "fields"),
         ({"symbols": [A]}, 422, "symbols"),
