@@ -112,7 +112,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pitlake.commands.panel",
         "Write one row per (session, symbol in that session's universe), each cell what was "
         "known at that session's cutoff (--at, Beijing time; default the 15:00 close; --as-of "
-        "caps every row).",
+        "caps every row; --as-ingested hides rows stored after it).",
     ),
     "export": (
         "pitlake.commands.export",

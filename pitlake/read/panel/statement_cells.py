@@ -16,7 +16,7 @@ from pitlake.read.panel import asof, queries
 from pitlake.read.panel.fields import Fields
 
 if TYPE_CHECKING:
-    from pitlake.read.panel.run import Question
+    from pitlake.read.panel.question import Question
 
 
 def with_statements(
