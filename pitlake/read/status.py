@@ -178,8 +178,11 @@ class LedgerView:
         if d not in self._dates:  # the usual never-fetched stretch: one set look-up
             return None
         v = self._raw(d, symbol)
-        if v is None:
-            return None
+        return None if v is None else self._said(v)
+
+    @staticmethod
+    def _said(v: LedgerEntry | LedgerRow) -> tuple[str, str, str]:
+        """(status, the entry's symbol, its message) of an entry or a row not yet built."""
         if isinstance(v, LedgerEntry):
             return (v.status.value, v.symbol, v.message)
         return (v[2], v[1], v[5] or "")
@@ -187,12 +190,11 @@ class LedgerView:
     def keys(self) -> list[tuple[date, str, str, str]]:
         """(date, symbol, status, message) of every entry, without building them: for a
         vectorised look-up of many (symbol, session) pairs (the panel's given symbols)."""
-        return [
-            (v.date_key, v.symbol, v.status.value, v.message)
-            if isinstance(v, LedgerEntry)
-            else (v[0], v[1], v[2], v[5] or "")
-            for v in self._by_key.values()
-        ]
+        out = []
+        for (d, _), v in self._by_key.items():
+            status, symbol, message = self._said(v)
+            out.append((d, symbol, status, message))
+        return out
 
     def traced(self, entry: LedgerEntry) -> LedgerEntry:
         """The entry with its vendor trace (decoded only for the entries an answer shows)."""
