@@ -211,6 +211,10 @@ def run(
     by_dataset = calls_by_dataset(client.log)
     floor = quota_floor(calls)
     stamps = sorted(t for t, _ in backend.stamps)
+    # Each call's arrival (s from the start) and endpoint, for a look at where pacing slackened.
+    (out / "stamps.json").write_text(
+        json.dumps([(round(t - t0, 3), ep) for t, ep in backend.stamps])
+    )
     per_endpoint: dict[str, list[float]] = {}
     for t, ep in sorted(backend.stamps):
         per_endpoint.setdefault(ep, []).append(t)

@@ -9,16 +9,17 @@ from pitlake.flows import runtime
 from pitlake.flows.report import publish
 from pitlake.tasks.ingest import fail_units, finish_run, ingest_unit, skip_dataset, start_run
 from prefect import flow, get_run_logger
+from prefect.futures import as_completed, wait
 from prefect.states import Completed, Failed
 
 from pitlake import progress, schemas
 from pitlake.calendar import is_session, latest_closed_session, to_date
 from pitlake.pipeline.failures import chunk_failed
 from pitlake.pipeline.ledger import not_a_session
-from pitlake.pipeline.planning import check_datasets, nightly_units, session_waves
+from pitlake.pipeline.planning import check_datasets, nightly_units, session_stages
 from pitlake.pipeline.resources import EnvSpec, env_for, new_run_id, release
 from pitlake.pipeline.summary import summarize
-from pitlake.pipeline.units import UnitOutcome
+from pitlake.pipeline.units import Unit, UnitOutcome
 from pitlake.statuses import LedgerStatus
 from pitlake.vendors.registry import parse_source
 
@@ -90,40 +91,38 @@ def _ingest_session(
     retries: int,
     delay: float,
 ) -> list[UnitOutcome]:
+    """Each unit is fetched, gated and committed by its own task, so the by-date datasets
+    land within seconds while a reporting night's statements are still paced by the quota.
+    A wave is planned once the earlier datasets it reads are committed (`session_stages`:
+    per-symbol datasets after tonight's master, the limit lists after tonight's bars), not
+    after the whole earlier wave. With the session given, the alignment check judges each
+    dataset against it alone, so gating one batch at a time gives the same verdicts as
+    gating them together."""
     final: dict[str, UnitOutcome] = {}
+    running: dict[Any, Unit] = {}  # future → its unit
+    by_dataset: dict[str, list[Any]] = {}
+    unit_task = ingest_unit.with_options(retries=max(0, retries), retry_delay_seconds=delay)
     progress.plan_chunks(len(names))  # one chunk per dataset tonight
-    for wave in session_waves(names):  # per-symbol datasets after tonight's quotes
+    for wave, needs in session_stages(names):
+        wait([f for ds in needs for f in by_dataset.get(ds, [])])
         try:
-            final.update(_ingest_wave(spec, day, wave, syms, retries, delay))
+            units = nightly_units(env_for(spec), day, wave, syms)
         except Exception as e:  # planning the wave failed: its datasets say why
             for ds in wave:
                 final[ds] = chunk_failed(ds, day, day, syms, e, step="planning")
                 progress.chunk_done(f"{ds} {day}")
-    return [final[ds] for ds in names]
-
-
-def _ingest_wave(
-    spec: EnvSpec,
-    day: date,
-    names: list[str],
-    syms: tuple[str, ...] | None,
-    retries: int,
-    delay: float,
-) -> dict[str, UnitOutcome]:
-    """Each unit is fetched, gated and committed by its own task, so the by-date datasets
-    land within seconds while a reporting night's statements are still paced by the quota.
-    With the session given, the alignment check judges each dataset against it alone, so
-    gating one batch at a time gives the same verdicts as gating them together."""
-    units = nightly_units(env_for(spec), day, names, syms)
-    unit_task = ingest_unit.with_options(retries=max(0, retries), retry_delay_seconds=delay)
-    futures = [unit_task.submit(spec, u, day, retries, delay) for u in units]
-    progress.plan(len(units))
-    final: dict[str, UnitOutcome] = {}
-    for unit, future in zip(units, futures, strict=True):
+            continue
+        for u in units:
+            future = unit_task.submit(spec, u, day, retries, delay)
+            running[future] = u
+            by_dataset.setdefault(u.dataset, []).append(future)
+        progress.plan(len(units))
+    for future in as_completed(list(running)):
+        unit = running[future]
         try:
             final[unit.dataset] = future.result()
         except Exception as e:  # the unit task itself broke: the unit still ends typed
             final[unit.dataset] = fail_units(spec, [unit], e, "ingest")[0]
         progress.advance()
         progress.chunk_done(f"{unit.dataset} {day}")
-    return final
+    return [final[ds] for ds in names]

@@ -10,6 +10,7 @@ import pandas as pd
 
 from pitlake import schemas
 from pitlake.calendar import now_beijing
+from pitlake.expectations.warm import ready
 from pitlake.lake.killpoints import kill_point
 from pitlake.pipeline.failures import retryable, unless_retryable
 from pitlake.pipeline.ledger import record_ledger, rows_by_scope
@@ -76,6 +77,7 @@ def commit(
         # Before the writes and their ledger entries: a run killed after the ledger would
         # never validate those units again, so their Data Docs page would be lost for good;
         # killed before it, the rerun validates and publishes again.
+        ready()  # the warm-up imports GX too
         from pitlake.expectations.datadocs import build_data_docs
 
         try:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from pitlake import schemas
 from pitlake.calendar import now_beijing, sessions_between
+from pitlake.expectations.warm import ready
 from pitlake.lake.fs import ObjectFS
 from pitlake.limit_rules import Period, with_lookback
 from pitlake.pipeline.resources import RunEnv
@@ -84,6 +85,7 @@ def _states_for(
     env: RunEnv, dataset: str, expected: date | None, window: tuple[date, date] | None
 ) -> dict[str, Any]:
     """RunContext's st_symbols and new_listings, for a dataset whose hooks judge rows by them."""
+    ready()  # the warm-up imports GX too
     from pitlake.expectations.hooks import STATE_HOOKS
 
     if not STATE_HOOKS & set(schemas.get(dataset).quality):
@@ -124,6 +126,7 @@ def _context(
     expected: date | None,
     window: tuple[date, date] | None,
 ) -> Any:
+    ready()  # the warm-up imports GX too
     from pitlake.expectations.run_context import RunContext
 
     ds = batch.unit.dataset
@@ -178,6 +181,7 @@ def gate(
     dataset are validated together in one suite run, which is what makes a 20-year backfill
     affordable; a batch whose rows are not its own session (stale), or a group that fails,
     is validated on its own so the verdict — and the ledger — name exactly the bad unit."""
+    ready()  # the warm-up imports GX too
     from pitlake.expectations.alignment import check_alignment
     from pitlake.expectations.gate import validate
     from pitlake.expectations.limit_checks import check_limits
@@ -251,6 +255,7 @@ def _cross_check_window(
 ) -> None:
     """The vendor lists ⇄ bars cross-check of a backfill, as on a single night: each list
     batch against the bars of its sessions (the run's, else the stored ones)."""
+    ready()  # the warm-up imports GX too
     from pitlake.expectations.limit_checks import check_window
 
     lists: dict[str, list[int]] = {}

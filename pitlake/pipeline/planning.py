@@ -89,6 +89,26 @@ def session_waves(datasets: Sequence[str]) -> list[list[str]]:
     return [wave for wave in (states, first, later) if wave]
 
 
+def session_stages(datasets: Sequence[str]) -> list[tuple[list[str], list[str]]]:
+    """Each wave of `session_waves` with the datasets of earlier waves it waits for: tonight's
+    gate facts (every later gate reads them, and the universe is the master's), and tonight's
+    bars for a wave the gate checks against them. Nothing else an earlier wave writes is read
+    by a later one, so a reporting night's statements (minutes of quota) hold up no other
+    dataset (decision 62)."""
+    stages: list[tuple[list[str], list[str]]] = []
+    earlier: list[str] = []
+    for wave in session_waves(datasets):
+        checks_bars = any(schemas.get(d).bars_check for d in wave)
+        needs = [
+            d
+            for d in earlier
+            if d in schemas.GATE_FACT_DATASETS or (checks_bars and d == schemas.UNIVERSE_SOURCE)
+        ]
+        stages.append((wave, needs))
+        earlier += wave
+    return stages
+
+
 def universe_symbols(
     env: RunEnv, dataset: str, symbols: tuple[str, ...] | None
 ) -> tuple[str, ...] | None:

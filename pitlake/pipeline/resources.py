@@ -16,6 +16,7 @@ import pandas as pd
 
 from pitlake import schemas
 from pitlake.calendar import now_beijing
+from pitlake.expectations.warm import warm_up
 from pitlake.lake.catalog import WHOLE_MARKET, Catalog
 from pitlake.lake.catalog_repair import repair_partition_files
 from pitlake.lake.fs import local_docs_dir, require_catalog_url
@@ -46,6 +47,7 @@ class RunEnv:
         capture_raw: bool | None = None,
         router: Router | None = None,
     ) -> None:
+        warm_up()  # the gate's ~3-5 s of set-up overlaps the run's first calls (decision 62)
         self.store = LakeStore(lake_root)
         self.lake_root = self.store.root  # a Path, or an ObjectPath for an s3:// lake
         if self.store.remote:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from pitlake.read.lake import Lake
 from tests.flows.helpers import (
@@ -144,3 +145,40 @@ def test_the_gate_warns_naming_the_code_a_vendor_pool_disagrees_on(
     assert warned, records
     assert "688981.SH" in json.dumps(warned[0].failed_expectations, ensure_ascii=False)
     assert all(r.success for r in prices)  # the published limit prices are the rule's
+
+
+def test_the_last_wave_lands_while_the_statements_are_still_fetched(
+    lake: Path, replay: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flow plans the limit lists and news once the master and the bars are committed
+    (planning.session_stages), not after the whole second wave: a statements fetch that
+    waits for them still ends OK."""
+    import threading
+
+    from pitlake.tasks import ingest as tasks
+
+    later_done = threading.Event()
+    waited: list[bool] = []
+    real_fetch, real_commit = tasks.fetch_unit, tasks.commit_batches
+
+    def fetch(spec, unit):  # type: ignore[no-untyped-def]
+        if unit.dataset == "financials":
+            waited.append(later_done.wait(timeout=60))
+        return real_fetch(spec, unit)
+
+    def commit(spec, batches, verdicts):  # type: ignore[no-untyped-def]
+        out = real_commit(spec, batches, verdicts)
+        if any(b.unit.dataset == "limit_prices" for b in batches):
+            later_done.set()
+        return out
+
+    monkeypatch.setattr(tasks, "fetch_unit", fetch)
+    monkeypatch.setattr(tasks, "commit_batches", commit)
+    names = ["securities", "new_shares", "quotes", "financials", "limit_prices", "news"]
+    state = run_nightly(lake, replay, "2025-06-03", datasets=names)
+    assert waited == [True], "the limit prices waited for the statements"
+    got = by_dataset(summary(state))
+    assert got["limit_prices"]["status"] == "OK" and got["financials"]["status"] in (
+        "OK",
+        "NO_DATA",
+    )
