@@ -81,7 +81,7 @@ def test_a_slow_statements_unit_holds_up_no_later_wave(
 
     monkeypatch.setattr(nightly, "ingest_unit", unit)
     outcomes = run_session(
-        env, D, ["securities", "new_shares", "quotes", "financials"] + ["limit_prices", "news"]
+        env, D, ["securities", "new_shares", "quotes", "financials", "limit_prices", "news"]
     )
     assert financials_waited == [True], "the limit prices waited for the statements"
     assert {o.dataset: o.status for o in outcomes}["limit_prices"] == "OK"
