@@ -37,6 +37,7 @@ import logging
 import math
 import signal
 import socket
+import sys
 import threading
 import uuid
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -175,6 +176,14 @@ class SimHTTPServer(ThreadingHTTPServer):
         if not isinstance(token, str) or not token:
             return False
         return self.tokens is None or token in self.tokens
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-reply (a SIGKILLed ingest) is counted, not printed as a
+        traceback: benchmarks kill clients on purpose. Anything else is socketserver's."""
+        if isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            self.count("client_gone")
+            return
+        super().handle_error(request, client_address)
 
 
 class SimRequestHandler(BaseHTTPRequestHandler):

@@ -321,6 +321,22 @@ def test_unknown_paths_and_non_json_bodies_get_http_errors() -> None:
     assert srv.replies == {"http_404": 1, "http_400": 1}
 
 
+def test_a_client_gone_mid_reply_is_counted_not_printed(capsys: pytest.CaptureFixture) -> None:
+    with running_server(SimClient(MARKET), tokens={TOKEN}) as srv:
+        for gone in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+            try:
+                raise gone
+            except OSError:  # as socketserver calls it: inside the handler's except
+                srv.handle_error(None, ("127.0.0.1", 1))
+        try:
+            raise RuntimeError("a simulator bug")
+        except RuntimeError:
+            srv.handle_error(None, ("127.0.0.1", 1))
+    assert srv.replies == {"client_gone": 2}
+    err = capsys.readouterr().err
+    assert "a simulator bug" in err and "Broken pipe" not in err and "reset" not in err
+
+
 def test_serve_http_stops_listening_on_exit() -> None:
     with serve_http(SimClient(MARKET)) as url:
         assert url.startswith("http://127.0.0.1:") and url.endswith("/dataapi")
