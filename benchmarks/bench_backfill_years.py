@@ -191,9 +191,7 @@ def compare(a: Path, b: Path, datasets: list[str]) -> dict[str, Any]:
     }
 
 
-def run(a: argparse.Namespace) -> dict[str, Any]:
-    lo, _, hi = a.range.partition("..")
-    window = (date.fromisoformat(lo), date.fromisoformat(hi))
+def run(a: argparse.Namespace, window: tuple[date, date]) -> dict[str, Any]:
     datasets = a.datasets.split(",")
     args = {"range": a.range, "datasets": datasets, "symbols": a.symbols, "latency_s": a.latency}
     out = Path(a.out)
@@ -223,6 +221,8 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
             run_a["per_year"] = per_year(lake_a, run_a["started_utc"])
             Path(f"{lake_a}.run.json").write_text(json.dumps({"args": args, "run_a": run_a}))
         units_a = ledger_done(lake_a)
+        if not units_a:
+            sys.exit(f"lake A ({lake_a}) holds no fetched unit: nothing to compare with")
         k = random.Random(a.seed).randint(len(units_a) // 5, len(units_a) * 4 // 5)
         print(f"run B, killed at {k} of {len(units_a)} units ...", file=sys.stderr, flush=True)
         killed = ingest(
@@ -297,7 +297,12 @@ def main() -> None:
     unknown = sorted(set(a.datasets.split(",")) - set(KEYS))
     if unknown:
         ap.error(f"datasets the lake comparison knows: {', '.join(KEYS)}; not {unknown}")
-    result = run(a)
+    try:
+        lo, _, hi = a.range.partition("..")
+        window = (date.fromisoformat(lo), date.fromisoformat(hi))
+    except ValueError:
+        ap.error(f"--range wants YYYY-MM-DD..YYYY-MM-DD, got {a.range!r}")
+    result = run(a, window)
     text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
     (Path(a.out) / "summary.json").write_text(text)
     print(text)
