@@ -241,22 +241,27 @@ def _run_child(cmd: list[str]) -> tuple[list[tuple[str, str]], dict[str, int]]:
 
 
 def ledger_done(root: Path) -> set[tuple[str, str]]:
-    """(dataset, session) the ledger holds as fetched (OK or NO_DATA), read with plain sqlite3
-    so it works on a catalog a killed process left behind (WAL mode)."""
+    """(dataset, session) the ledger holds as fetched (OK or NO_DATA)."""
+    return set(ledger_entries(root))
+
+
+def ledger_entries(root: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """(dataset, session) the ledger holds as fetched (OK or NO_DATA) → (run_id, recorded_at),
+    read with plain sqlite3 so it works on a catalog a killed process left behind (WAL mode)."""
     db = root / "catalog.db"
     if not db.exists():
-        return set()
+        return {}
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
         rows = con.execute(
-            "SELECT dataset, date_key FROM ledger WHERE status IN (?, ?)",
+            "SELECT dataset, date_key, run_id, recorded_at FROM ledger WHERE status IN (?, ?)",
             [str(s) for s in GOOD],
         ).fetchall()
     except sqlite3.OperationalError:  # the child has not created the tables yet
-        return set()
+        return {}
     finally:
         con.close()
-    return {(ds, str(day)[:10]) for ds, day in rows}
+    return {(ds, str(day)[:10]): (str(run), str(at)) for ds, day, run, at in rows}
 
 
 def lake_facts(root: Path) -> dict[str, Any]:

@@ -37,6 +37,7 @@ import logging
 import math
 import signal
 import socket
+import sys
 import threading
 import uuid
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -96,14 +97,30 @@ def requested_fields(raw: Any) -> list[str]:
     return [f.strip() for f in str(raw or "").split(",") if f.strip()]
 
 
+def column_cells(column: pd.Series) -> list[Any]:
+    """One column's cells as `json_scalar` makes them, a column at a time: numpy numbers and
+    booleans through `tolist` (NaN → null), text as it is, anything else cell by cell. Why: a
+    whole-market answer is ~100,000 cells, and cell by cell the simulator spent more CPU per
+    call than the quota leaves between calls (0.19 s per session's three calls at 5,300
+    symbols, against 8.3 sessions/s at 500/min)."""
+    values = column.tolist()
+    kind = column.dtype.kind if isinstance(column.dtype, np.dtype) else "O"
+    if kind == "f":
+        return [None if v != v else v for v in values]  # NaN is the one value unequal to itself
+    if kind in "iub":
+        return values
+    if all(type(v) is str for v in values):
+        return values
+    return [json_scalar(v) for v in values]
+
+
 def success_body(frame: pd.DataFrame, fields: Sequence[str]) -> dict[str, Any]:
     """Tushare's success envelope for `frame`, restricted to `fields` when any were asked."""
     columns = [str(c) for c in frame.columns]
     if fields:
         columns = [f for f in dict.fromkeys(fields) if f in frame.columns]
-    items = [
-        [json_scalar(v) for v in row] for row in frame[columns].itertuples(index=False, name=None)
-    ]
+    cells = [column_cells(frame[c]) for c in columns]
+    items = [list(row) for row in zip(*cells, strict=True)] if cells else [[]] * len(frame)
     return {
         "request_id": uuid.uuid4().hex,
         "code": 0,
@@ -159,6 +176,14 @@ class SimHTTPServer(ThreadingHTTPServer):
         if not isinstance(token, str) or not token:
             return False
         return self.tokens is None or token in self.tokens
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-reply (a SIGKILLed ingest) is counted, not printed as a
+        traceback: benchmarks kill clients on purpose. Anything else is socketserver's."""
+        if isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            self.count("client_gone")
+            return
+        super().handle_error(request, client_address)
 
 
 class SimRequestHandler(BaseHTTPRequestHandler):

@@ -12,6 +12,7 @@ import traceback
 from datetime import date, datetime
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 import requests
@@ -123,6 +124,32 @@ def test_replies_are_tushare_json_with_null_for_nan_and_yyyymmdd_dates() -> None
     assert body["data"]["fields"] == ["ts_code", "pe", "d", "n"]
     assert body["data"]["items"] == [["600000.SH", None, "20240612", 3]]
     assert json_scalar(pd.NA) is None and json_scalar(pd.Timestamp("2024-06-12")) == "20240612"
+
+
+def test_replies_built_a_column_at_a_time_hold_what_each_cell_would_be() -> None:
+    """Every dtype the simulator's frames hold (and the awkward ones): the column-wise body
+    sends what `json_scalar` makes of each cell, with the same Python types."""
+    frame = pd.DataFrame(
+        {
+            "s": ["600000.SH", "000001.SZ", "830799.BJ"],
+            "f": [1.25, float("nan"), -0.1],
+            "i": np.array([1, 2, 3], dtype=np.int64),
+            "u": np.array([1, 2, 3], dtype=np.uint32),
+            "b": [True, False, True],
+            "mixed": ["a", None, 1.5],
+            "d": [date(2024, 6, 12), None, date(2024, 6, 14)],
+            "ts": pd.to_datetime(["2024-06-12", None, "2024-06-14"]),
+            "nullable": pd.array([1, None, 3], dtype="Int64"),
+        }
+    )
+    cells = [[json_scalar(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    items = success_body(frame, [])["data"]["items"]
+    assert items == cells
+    assert [[type(v) for v in row] for row in items] == [[type(v) for v in row] for row in cells]
+    assert success_body(MARKET.daily_basic(date(2024, 6, 12)), [])["data"]["items"] == [
+        [json_scalar(v) for v in row]
+        for row in MARKET.daily_basic(date(2024, 6, 12)).itertuples(index=False, name=None)
+    ]
 
 
 # ---------------------------------------------------------------- (b) rate limit
@@ -292,6 +319,22 @@ def test_unknown_paths_and_non_json_bodies_get_http_errors() -> None:
         not_json = requests.post(base + "/daily", data=b"{nope", timeout=5)
     assert (not_found.status_code, not_json.status_code) == (404, 400)
     assert srv.replies == {"http_404": 1, "http_400": 1}
+
+
+def test_a_client_gone_mid_reply_is_counted_not_printed(capsys: pytest.CaptureFixture) -> None:
+    with running_server(SimClient(MARKET), tokens={TOKEN}) as srv:
+        for gone in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+            try:
+                raise gone
+            except OSError:  # as socketserver calls it: inside the handler's except
+                srv.handle_error(None, ("127.0.0.1", 1))
+        try:
+            raise RuntimeError("a simulator bug")
+        except RuntimeError:
+            srv.handle_error(None, ("127.0.0.1", 1))
+    assert srv.replies == {"client_gone": 2}
+    err = capsys.readouterr().err
+    assert "a simulator bug" in err and "Broken pipe" not in err and "reset" not in err
 
 
 def test_serve_http_stops_listening_on_exit() -> None:
