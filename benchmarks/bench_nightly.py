@@ -3,10 +3,10 @@
     PYTHONPATH=. .venv/bin/python -m benchmarks.bench_nightly --day 2025-04-28 \
         --latency 0.15 --out benchmarks/out/nightly
 
-Runs pitlake.pipeline directly, as flows/nightly.py does with its thread-pool task runner: the
-session's waves in order (the master first, the per-symbol datasets last), each wave's units
-fetched on 4 threads, and each batch gated (against the session) and committed as soon as its
-fetch returns. Every dataset of `schemas.NIGHTLY_DATASETS` is run through Tushare's fetchers, so
+Runs `pitlake.pipeline.nightly.run_session`, what flows/nightly.py does with its thread-pool
+task runner: the session's waves (the master first; the last wave once the master and the bars
+are committed, `planning.session_stages`), units on 4 threads, each fetched, gated against the
+session and committed by itself; each step is timed where `pipeline.run.ingest_unit` calls it. Every dataset of `schemas.NIGHTLY_DATASETS` is run through Tushare's fetchers, so
 every endpoint they call is asked (the announcements, the master's stock_basic, namechange and
 suspend_d included; the simulator answers the endpoints it does not model with no rows). The
 simulator enforces the quota (500/min per endpoint, 200/min statements) and pitlake is told the
@@ -22,8 +22,8 @@ import argparse
 import json
 import resource
 import shutil
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -32,12 +32,9 @@ from pitlake.schemas import NIGHTLY_DATASETS
 
 from benchmarks.simvendor import SimClient, SimConfig, SimMarket, sim_router
 from benchmarks.simvendor.client import RATE_LIMITED
-from pitlake.pipeline.commit import commit
-from pitlake.pipeline.fetch import fetch
-from pitlake.pipeline.gating import gate
-from pitlake.pipeline.planning import nightly_units, session_waves
+from pitlake.pipeline import run as pipeline_run
+from pitlake.pipeline.nightly import run_session
 from pitlake.pipeline.resources import RunEnv
-from pitlake.pipeline.units import Batch, Unit, UnitOutcome
 from pitlake.vendors.ratelimit import rate_config
 from pitlake.vendors.tushare.fetch import required_columns
 
@@ -112,38 +109,72 @@ def bucket_env(margin: float | None = None, quota_url: str | None = None) -> dic
     return env
 
 
+class Stamped:
+    """The simulator, noting when each call reached it (for the wall's split)."""
+
+    def __init__(self, inner: SimClient) -> None:
+        self.inner = inner
+        self.vendor = inner.vendor
+        self.log = inner.log
+        self.stamps: list[tuple[float, str]] = []
+
+    def call(self, endpoint: str, **params: Any) -> Any:
+        self.stamps.append((time.perf_counter(), endpoint))  # atomic under the GIL
+        return self.inner.call(endpoint, **params)
+
+
+def busiest_minute(stamps: list[float]) -> int:
+    """The most calls that reached the vendor in any 60 s (the quota's own measure)."""
+    best, lo = 0, 0
+    for hi, t in enumerate(stamps):
+        while stamps[lo] <= t - 60.0:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best
+
+
 def run(day: date, latency: float, out: Path, symbols: int, margin: float | None = None) -> dict:
     if out.exists():
         shutil.rmtree(out)
     market = SimMarket(n_symbols=symbols)
     client = SimClient(market, SimConfig(latency=latency, quota=QUOTA, today=day))
+    stamped = Stamped(client)
     t0 = time.perf_counter()
     limits = bucket_env(margin, quota_store(out))
-    env = RunEnv(out, run_id=f"bench-nightly-{day}", router=sim_router(client, env=limits))
-    per_unit: dict[str, float] = {}
+    env = RunEnv(out, run_id=f"bench-nightly-{day}", router=sim_router(stamped, env=limits))
+    per_unit: dict[str, float] = {}  # each dataset's fetch
     after_last: dict[str, float] = {}  # seconds from the start to the dataset's commit
+    spent = {"gate": 0.0, "commit": 0.0}
+    lock = threading.Lock()
+    real = {name: getattr(pipeline_run, name) for name in ("fetch", "gate", "commit")}
 
-    def timed_fetch(u: Unit) -> Batch:
-        s = time.perf_counter()
-        b = fetch(env, u)
-        per_unit[u.dataset] = time.perf_counter() - s
-        return b
+    def timed(name: str) -> Any:
+        def step(env_: RunEnv, first: Any, *rest: Any, **kw: Any) -> Any:
+            s = time.perf_counter()
+            out = real[name](env_, first, *rest, **kw)
+            took, now = time.perf_counter() - s, time.perf_counter() - t0
+            with lock:
+                if name == "fetch":
+                    per_unit[first.dataset] = took
+                else:
+                    spent[name] += took
+                if name == "commit":
+                    for b in first:
+                        after_last[b.unit.dataset] = now
+            return out
 
-    gate_s = commit_s = 0.0
-    outcomes: list[UnitOutcome] = []
-    for wave in session_waves(DATASETS):  # as flows/nightly.py: the master first
-        units = nightly_units(env, day, wave, None)
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            # as flows/nightly.py does: each batch gated and committed as soon as it is fetched
-            for future in as_completed([pool.submit(timed_fetch, u) for u in units]):
-                batch = future.result()
-                s = time.perf_counter()
-                verdicts = gate(env, [batch], align_on=day)
-                gate_s += time.perf_counter() - s
-                s = time.perf_counter()
-                outcomes += commit(env, [batch], verdicts)
-                commit_s += time.perf_counter() - s
-                after_last[batch.unit.dataset] = time.perf_counter() - t0
+        return step
+
+    # The pipeline's own nightly (its stages, its 4 threads), each step timed where
+    # pipeline.run.ingest_unit calls it.
+    for name in real:
+        setattr(pipeline_run, name, timed(name))
+    try:
+        outcomes = run_session(env, day, DATASETS)
+    finally:
+        for name, fn in real.items():
+            setattr(pipeline_run, name, fn)
+    gate_s, commit_s = spent["gate"], spent["commit"]
     t3 = time.perf_counter()
     env.close()
     attempts = client.log.counts()
@@ -173,6 +204,25 @@ def run(day: date, latency: float, out: Path, symbols: int, margin: float | None
         "ratio_wall_to_bound": round((t3 - t0) / bound, 2) if bound else None,
         "statuses": {o.dataset: [o.status, o.rows] for o in outcomes},
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        # when each busy endpoint's calls reached the vendor (s from the start), and its
+        # busiest 60 s against the quota: pacing below the quota shows here
+        "pacing_per_endpoint": pacing(stamped.stamps, t0),
+    }
+
+
+def pacing(stamps: list[tuple[float, str]], t0: float) -> dict[str, dict[str, Any]]:
+    per_endpoint: dict[str, list[float]] = {}
+    for t, ep in sorted(stamps):
+        per_endpoint.setdefault(ep, []).append(t)
+    return {
+        ep: {
+            "first_s": round(ts[0] - t0, 2),
+            "last_s": round(ts[-1] - t0, 2),
+            "busiest_minute": busiest_minute(ts),
+            "quota": QUOTA[ep],
+        }
+        for ep, ts in sorted(per_endpoint.items())
+        if len(ts) > 20
     }
 
 

@@ -44,7 +44,9 @@ from typing import Any
 
 from benchmarks.bench_nightly import (
     QUOTA,
+    Stamped,
     bucket_env,
+    busiest_minute,
     calls_by_dataset,
     calls_per_endpoint,
     quota_floor,
@@ -109,29 +111,6 @@ def prefect_server(home: Path) -> Iterator[str]:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
-
-
-class Stamped:
-    """The simulator, noting when each call reached it (for the wall's split)."""
-
-    def __init__(self, inner: SimClient) -> None:
-        self.inner = inner
-        self.log = inner.log
-        self.stamps: list[tuple[float, str]] = []
-
-    def call(self, endpoint: str, **params: Any) -> Any:
-        self.stamps.append((time.perf_counter(), endpoint))  # atomic under the GIL
-        return self.inner.call(endpoint, **params)
-
-
-def busiest_minute(stamps: list[float]) -> int:
-    """The most calls that reached the vendor in any 60 s (the quota's own measure)."""
-    best, lo = 0, 0
-    for hi, t in enumerate(stamps):
-        while stamps[lo] <= t - 60.0:
-            lo += 1
-        best = max(best, hi - lo + 1)
-    return best
 
 
 def run(
