@@ -125,7 +125,8 @@ class RunEnv:
 
     def note_series_owners(self, dataset: str, frame: pd.DataFrame) -> None:
         owners = self._owners_of(dataset)
-        for sym, src in zip(frame["symbol"], frame["source"], strict=True):
+        first = frame.drop_duplicates("symbol")  # a chunk holds each symbol ~20 times
+        for sym, src in zip(first["symbol"], first["source"], strict=True):
             owners.setdefault(str(sym), str(src))
 
     def universe(self) -> tuple[str, ...] | None:

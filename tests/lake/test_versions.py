@@ -65,3 +65,20 @@ def test_two_undated_changes_in_one_batch_keep_the_last_as_current() -> None:
     added, revisions = new_versions(QUOTES, changes, stored, LATER)
     assert revisions == 1 and list(added["close"]) == [10.7]
     assert added["known_at_basis"].iloc[0] == "first_seen"
+
+
+def test_list_values_compare_as_text_and_other_columns_are_left_as_they_are() -> None:
+    """Only the spec's list-typed columns are turned into text (an array and a list of the
+    same items match); a symbol or a date is compared as it is, unmapped."""
+    import numpy as np
+
+    from pitlake.lake.versions import _comparable, _list_columns
+
+    assert _list_columns(get_schema("news")) == {"symbols", "sources"}
+    assert _list_columns(QUOTES) == frozenset()
+    frame = pd.DataFrame({"symbols": [["600519.SH"], np.array(["600519.SH"]), None]})
+    frame["symbol"] = ["600519.SH", "600519.SH", None]
+    got = _comparable(frame, ["symbols", "symbol"], frozenset({"symbols"}))
+    assert list(got["symbols"][:2]) == ['["600519.SH"]', '["600519.SH"]']
+    assert pd.isna(got["symbols"][2])  # no list: left missing, not text
+    assert got["symbol"].tolist() == ["600519.SH", "600519.SH", None]
