@@ -42,6 +42,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pitlake.flows.runtime import PRELOAD
+
 from benchmarks.bench_nightly import (
     QUOTA,
     Stamped,
@@ -121,6 +123,7 @@ def run(
     per_process: bool = False,
     window: tuple[date, date] | None = None,
     datasets: list[str] | None = None,
+    cold_workers: bool = False,
 ) -> dict[str, Any]:
     if out.exists():
         shutil.rmtree(out)
@@ -150,11 +153,23 @@ def run(
         from prefect_dask import DaskTaskRunner
 
         # The cluster is up before the clock starts, as an operator's is (PITLAKE_DASK_ADDRESS
-        # joins a running one); its workers are cold (nothing of pitlake imported yet).
+        # joins a running one), its workers started with pitlake's preload (the task modules
+        # imported, the gate built: flows/dask_preload.py, as `runtime.task_runner` does).
+        # `--cold-workers`: without it, nothing of pitlake imported before the first task.
         c0 = time.perf_counter()
         cluster = LocalCluster(
-            n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=2,
+            processes=True,
+            dashboard_address=None,
+            preload=[] if cold_workers else [PRELOAD],
         )
+        if not cold_workers:
+            from distributed import Client
+            from pitlake.expectations.warm import ready
+
+            with Client(cluster) as warm:
+                warm.run(ready)  # the preload's gate build finished on every worker
         cluster_start = time.perf_counter() - c0
         load_before = os.getloadavg()
         t0 = time.perf_counter()
@@ -217,6 +232,7 @@ def run(
         "latency_s": latency,
         "symbols": symbols,
         "dask_workers": 2,
+        "workers": "cold" if cold_workers else "preloaded",
         "quota": "per process" if per_process else "shared",
         "refused": replies.get("rate_limit", 0),
         "http_replies": replies,
@@ -252,6 +268,7 @@ def main() -> None:
     )
     ap.add_argument("--backfill", default=None, metavar="START..END", help="backfill a range")
     ap.add_argument("--datasets", default="quotes,adj_factors,valuation", help="with --backfill")
+    ap.add_argument("--cold-workers", action="store_true", help="workers without pitlake's preload")
     a = ap.parse_args()
     window = None
     if a.backfill:
@@ -265,6 +282,7 @@ def main() -> None:
         a.per_process,
         window,
         a.datasets.split(",") if window else None,
+        a.cold_workers,
     )
     print(json.dumps(result, ensure_ascii=False, indent=1))
 

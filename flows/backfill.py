@@ -26,12 +26,17 @@ STATES = schemas.GATE_FACT_DATASETS
 
 
 def interleaved(chunks: dict[str, list[tuple[Any, Any]]]) -> list[tuple[str, Any, Any]]:
-    """A stage's chunks month by month across its datasets (quotes Jan, factors Jan, …, quotes
-    Feb, …), not dataset after dataset: each dataset calls its own endpoint, with a quota of its
-    own, so the workers keep every endpoint's quota busy at once and the stage takes the
-    slowest endpoint's time, not the sum of them (decision 59)."""
+    """A stage's chunks month by month across its datasets (quotes Jan, factors Jan, …, factors
+    Feb, …, quotes Feb, …), not dataset after dataset: each dataset calls its own endpoint,
+    with a quota of its own, so the workers keep every endpoint's quota busy at once and the
+    stage takes the slowest endpoint's time, not the sum of them (decision 59)."""
     rows = [[(ds, c_lo, c_hi) for c_lo, c_hi in cs] for ds, cs in chunks.items()]
-    return [w for tier in zip_longest(*rows) for w in tier if w is not None]
+    tiers = [[w for w in tier if w is not None] for tier in zip_longest(*rows)]
+    # Each month starts with the next dataset: a dataset always last in its month would have
+    # its endpoint's calls wait behind the others' every month, and finish last.
+    return [
+        w for i, tier in enumerate(tiers) for w in tier[i % len(tier) :] + tier[: i % len(tier)]
+    ]
 
 
 @flow(name="backfill", task_runner=runtime.task_runner(), validate_parameters=True)

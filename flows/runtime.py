@@ -28,6 +28,9 @@ def max_workers() -> int:
     return max(1, int(raw)) if raw.isdigit() else 4
 
 
+PRELOAD = "pitlake.flows.dask_preload"  # a Dask worker's preload module
+
+
 def task_runner():  # -> prefect TaskRunner
     """Threads by default; PITLAKE_TASK_RUNNER=dask spreads tasks over a Dask cluster
     (PITLAKE_DASK_ADDRESS to join an existing one, else a local cluster)."""
@@ -44,7 +47,12 @@ def task_runner():  # -> prefect TaskRunner
             return DaskTaskRunner(address=address)
         n = int(os.environ.get("PITLAKE_DASK_WORKERS", "2"))
         return DaskTaskRunner(
-            cluster_kwargs={"n_workers": n, "threads_per_worker": 2, "processes": True}
+            cluster_kwargs={
+                "n_workers": n,
+                "threads_per_worker": 2,
+                "processes": True,
+                "preload": [PRELOAD],  # workers import the tasks as they start (decision 62)
+            }
         )
     if kind != "threads":
         raise RuntimeError(f"PITLAKE_TASK_RUNNER must be threads or dask, got {kind!r}")
