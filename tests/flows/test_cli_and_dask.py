@@ -91,6 +91,9 @@ def test_live_chain_with_token_but_no_network_is_upstream_error(
 def test_backfill_on_a_local_dask_cluster(prefect_server, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     code = (
+        # a hang shows where the flow stood (the run's threads' stacks) before the timeout
+        "import faulthandler, sys\n"
+        "faulthandler.dump_traceback_later(240, exit=False, file=sys.stderr)\n"
         "from pitlake.flows.backfill import backfill\n"
         f"s = backfill(start='2025-05-01', end='2025-06-30', datasets=['quotes', 'adj_factors'],"
         f" source='replay:{REPO / 'sample'}', lake={str(lake)!r}, return_state=True)\n"
@@ -102,9 +105,25 @@ def test_backfill_on_a_local_dask_cluster(prefect_server, tmp_path: Path) -> Non
         "PITLAKE_TASK_RUNNER": "dask",
         "PITLAKE_DASK_WORKERS": "2",
     }
-    r = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
-    )
+    try:
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    except subprocess.TimeoutExpired as e:  # say where it stood, not only that it hung
+        out = (
+            (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
+        )
+        err = (
+            (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr
+        )
+        raise AssertionError(
+            f"timed out; stdout: {(out or '')[-2000:]}\nstderr: {(err or '')[-20000:]}"
+        ) from e
     assert "STATE COMPLETED" in r.stdout, r.stdout[-2000:] + r.stderr[-4000:]
     assert str(ledger(lake, "quotes", "2025-06-30").status) == "OK"
     assert str(ledger(lake, "adj_factors", "2025-05-06").status) == "OK"
