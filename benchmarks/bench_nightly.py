@@ -211,6 +211,8 @@ def run(day: date, latency: float, out: Path, symbols: int, margin: float | None
 
 
 def pacing(stamps: list[tuple[float, str]], t0: float) -> dict[str, dict[str, Any]]:
+    """Each endpoint with more than 20 calls: when its calls reached the vendor (s from t0),
+    their span, and its busiest 60 s against the quota."""
     per_endpoint: dict[str, list[float]] = {}
     for t, ep in sorted(stamps):
         per_endpoint.setdefault(ep, []).append(t)
@@ -218,6 +220,7 @@ def pacing(stamps: list[tuple[float, str]], t0: float) -> dict[str, dict[str, An
         ep: {
             "first_s": round(ts[0] - t0, 2),
             "last_s": round(ts[-1] - t0, 2),
+            "span_s": round(ts[-1] - ts[0], 2),
             "busiest_minute": busiest_minute(ts),
             "quota": QUOTA[ep],
         }

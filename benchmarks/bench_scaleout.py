@@ -48,9 +48,9 @@ from benchmarks.bench_nightly import (
     QUOTA,
     Stamped,
     bucket_env,
-    busiest_minute,
     calls_by_dataset,
     calls_per_endpoint,
+    pacing,
     quota_floor,
     quota_store,
 )
@@ -209,18 +209,6 @@ def run(
     (out / "stamps.json").write_text(
         json.dumps([(round(t - t0, 3), ep) for t, ep in backend.stamps])
     )
-    per_endpoint: dict[str, list[float]] = {}
-    for t, ep in sorted(backend.stamps):
-        per_endpoint.setdefault(ep, []).append(t)
-    pacing = {
-        ep: {
-            "span_s": round(ts[-1] - ts[0], 2),
-            "busiest_minute": busiest_minute(ts),
-            "quota": QUOTA[ep],
-        }
-        for ep, ts in sorted(per_endpoint.items())
-        if len(ts) > 20
-    }
     split = {
         "start_up_s": round(stamps[0] - t0, 2) if stamps else None,
         "calls_span_s": round(stamps[-1] - stamps[0], 2) if stamps else None,
@@ -247,7 +235,7 @@ def run(
         },
         "ratio_wall_to_floor": round(wall / floor, 2) if floor else None,
         "wall_split": split,
-        "pacing_per_endpoint": pacing,
+        "pacing_per_endpoint": pacing(backend.stamps, t0),
         "statuses_dask": {d["dataset"]: d["status"] for d in dask_summary["datasets"]},
         "statuses_second": {
             d["dataset"]: d["status"] for d in (second_summary or {}).get("datasets", [])

@@ -85,7 +85,6 @@ def _states_for(
     env: RunEnv, dataset: str, expected: date | None, window: tuple[date, date] | None
 ) -> dict[str, Any]:
     """RunContext's st_symbols and new_listings, for a dataset whose hooks judge rows by them."""
-    ready()  # the warm-up imports GX too
     from pitlake.expectations.hooks import STATE_HOOKS
 
     if not STATE_HOOKS & set(schemas.get(dataset).quality):
@@ -126,7 +125,6 @@ def _context(
     expected: date | None,
     window: tuple[date, date] | None,
 ) -> Any:
-    ready()  # the warm-up imports GX too
     from pitlake.expectations.run_context import RunContext
 
     ds = batch.unit.dataset
@@ -181,7 +179,7 @@ def gate(
     dataset are validated together in one suite run, which is what makes a 20-year backfill
     affordable; a batch whose rows are not its own session (stale), or a group that fails,
     is validated on its own so the verdict — and the ledger — name exactly the bad unit."""
-    ready()  # the warm-up imports GX too
+    ready()  # the warm-up imports GX too (and so do the helpers below, called from here)
     from pitlake.expectations.alignment import check_alignment
     from pitlake.expectations.gate import validate
     from pitlake.expectations.limit_checks import check_limits
@@ -255,7 +253,6 @@ def _cross_check_window(
 ) -> None:
     """The vendor lists ⇄ bars cross-check of a backfill, as on a single night: each list
     batch against the bars of its sessions (the run's, else the stored ones)."""
-    ready()  # the warm-up imports GX too
     from pitlake.expectations.limit_checks import check_window
 
     lists: dict[str, list[int]] = {}
